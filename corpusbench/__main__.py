@@ -1,0 +1,3 @@
+from corpusbench.cli import main
+
+main()

@@ -1,0 +1,1 @@
+"""Setup-time assembly of third-party assets from registry packages (run by the Makefile)."""

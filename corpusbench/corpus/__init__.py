@@ -1,0 +1,1 @@
+"""Corpus readers, tokenisation and tagging, statistics and frequency bins."""
