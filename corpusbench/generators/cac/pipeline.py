@@ -1,0 +1,213 @@
+"""``run_cac``: dialogue in, site table + human statistics + plots + manifest out (atomically)."""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from corpusbench.corpus.chat import (
+    CHILD,
+    SpeakerRoles,
+    TableColumns,
+    chat_inputs,
+    read_chat,
+    read_dialogue_table,
+)
+from corpusbench.corpus.records import Utterance
+from corpusbench.errors import ConfigError, InputError
+from corpusbench.generators.cac.records import ADULT_TPR_BASELINE, Alternation, GroupStats, Site, TestResult
+from corpusbench.generators.cac.sites import SPACY_MODEL, extract_sites, load_nlp
+from corpusbench.generators.cac.stats import human_stats, human_tests
+
+log = logging.getLogger(__name__)
+TABLE_SUFFIXES = (".jsonl", ".json", ".csv", ".tsv", ".parquet", ".jsonl.gz", ".csv.gz")
+DYAD_MODES = ("file", "dir")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CacConfig:
+    """Everything that determines the output (saved in the manifest)."""
+
+    roles: SpeakerRoles = field(default_factory=SpeakerRoles)
+    alternation: Alternation = field(default_factory=Alternation)
+    context_utterances: int | None = None  # None: the whole session before the site
+    dyads: str = "file"  # "file": one dyad per transcript/session; "dir": per parent folder
+    split_sessions: int = 1  # >1: cut each session into contiguous pseudo-dyads (single-transcript use)
+    baseline: float = ADULT_TPR_BASELINE
+    alpha: float = 0.05
+    zipf_exponent: float = 1.0
+    spacy_model: str = SPACY_MODEL
+    table: TableColumns = field(default_factory=TableColumns)
+
+    def __post_init__(self) -> None:
+        if self.dyads not in DYAD_MODES:
+            raise ConfigError(f"dyads must be one of {', '.join(DYAD_MODES)}, got {self.dyads!r}")
+        if self.split_sessions < 1:
+            raise ConfigError("split_sessions must be >= 1")
+        if not 0 < self.alpha < 1:
+            raise ConfigError("alpha must be in (0, 1)")
+
+    def as_dict(self) -> dict[str, Any]:
+        d = {
+            k: getattr(self, k)
+            for k in (
+                "context_utterances",
+                "dyads",
+                "split_sessions",
+                "baseline",
+                "alpha",
+                "zipf_exponent",
+                "spacy_model",
+            )
+        }
+        d["roles"] = {"child": list(self.roles.child), "caretakers": list(self.roles.caretakers)}
+        d["alternation"] = self.alternation.as_dict()
+        d["table_columns"] = asdict(self.table)
+        return d
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CacResult:
+    out: Path
+    sites: list[Site]
+    stats: list[GroupStats]
+    tests: list[TestResult]
+    counters: dict[str, int]
+    pseudo_dyads: bool
+    notes: list[str] = field(default_factory=list)
+
+
+def _is_table(path: Path) -> bool:
+    return path.is_file() and any(path.name.endswith(s) for s in TABLE_SUFFIXES)
+
+
+def read_dialogue(inputs: Sequence[str | Path], config: CacConfig) -> tuple[list[Utterance], list[Path]]:
+    """Read CHAT files/folders and dialogue tables; returns utterances and the input files read."""
+    paths = [Path(p) for p in inputs]
+    if not paths:
+        raise InputError("no input given: pass CHAT files/folders or a dialogue table")
+    tables = [p for p in paths if _is_table(p)]
+    chats = [p for p in paths if p not in tables]
+    utterances: list[Utterance] = []
+    files: list[Path] = []
+    if chats:
+        files += [p for _, p in chat_inputs(chats)]
+        utterances += read_chat(chats, roles=config.roles)
+    for t in sorted(tables):
+        files.append(t)
+        utterances += read_dialogue_table(t, columns=config.table, roles=config.roles)
+    names = [u.file for u in utterances]
+    if len({(n, i) for n, i in zip(names, (u.index for u in utterances), strict=True)}) != len(utterances):
+        raise InputError("two inputs contain the same session name; rename one")
+    return utterances, files
+
+
+def _check_roles(utterances: Sequence[Utterance], config: CacConfig) -> None:
+    if not utterances:
+        raise InputError("the input has no utterances with words")
+    speakers: dict[str, set[str]] = {}
+    for u in utterances:
+        speakers.setdefault(u.file, set()).add(u.speaker)
+    for file, spk in speakers.items():
+        if not spk & set(config.roles.child):
+            raise InputError(
+                f"{file}: no utterances by the child speaker {'/'.join(config.roles.child)} "
+                f"(speakers: {', '.join(sorted(spk))}); choose one with --child"
+            )
+        if not spk & set(config.roles.caretakers):
+            raise InputError(
+                f"{file}: no utterances by a caretaker {'/'.join(config.roles.caretakers)} "
+                f"(speakers: {', '.join(sorted(spk))}); choose them with --caretakers"
+            )
+
+
+def _dyad_of(config: CacConfig, parents: dict[str, str]) -> Callable[[str, int, int], str]:
+    def dyad(file: str, pos: int, n: int) -> str:
+        base = parents.get(file, file) if config.dyads == "dir" else file
+        if config.split_sessions > 1:
+            part = min(config.split_sessions - 1, pos * config.split_sessions // max(n, 1))
+            return f"{base}#{part + 1}/{config.split_sessions}"
+        return base
+
+    return dyad
+
+
+def run_cac(
+    inputs: Sequence[str | Path],
+    out: str | Path,
+    config: CacConfig = CacConfig(),
+    progress: Callable[[int, int], None] | None = None,
+) -> CacResult:
+    """Extract sites, compute human statistics and tests, write everything to ``out`` atomically."""
+    from corpusbench.generators.cac.io import write_outputs
+
+    utterances, files = read_dialogue(inputs, config)
+    _check_roles(utterances, config)
+    nlp = load_nlp(config.spacy_model)
+    parents = {u.file: (u.file.rsplit("/", 1)[0] if "/" in u.file else ".") for u in utterances}
+    counters: Counter[str] = Counter()
+    total, done = len(utterances), 0
+
+    def tick(n: int) -> None:
+        nonlocal done
+        done += n
+        if progress:
+            progress(done, total)
+
+    sites = list(
+        extract_sites(
+            utterances,
+            nlp=nlp,
+            alternation=config.alternation,
+            context_utterances=config.context_utterances,
+            dyad_of=_dyad_of(config, parents),
+            stats=counters,
+            progress=tick,
+        )
+    )
+    dyad_sites = [s for s in sites if s.role in {"child", "caretaker"}]
+    if not dyad_sites:
+        raise InputError(
+            f"no {config.alternation.describe()} sites found in the child/caretaker utterances "
+            f"of {len(files)} input file(s)"
+        )
+    if not any(s.role == CHILD for s in dyad_sites):
+        raise InputError(
+            f"no sites in the child's utterances ({'/'.join(config.roles.child)}): "
+            "the human statistics need child sites"
+        )
+    stats = human_stats(sites, config.alternation, config.zipf_exponent)
+    tests = human_tests(stats, baseline=config.baseline, alpha=config.alpha)
+    notes = []
+    n_dyads = len({s.dyad for s in stats})
+    if config.split_sessions > 1:
+        notes.append(
+            f"tests across dyads use {n_dyads} pseudo-dyads: each session cut into "
+            f"{config.split_sessions} contiguous parts (TPR antecedents may lie in an earlier part)"
+        )
+    if n_dyads < 2:
+        notes.append(
+            "single dyad: per-speaker statistics only; the across-dyad t-tests need >= 2 dyads "
+            "(use several transcripts or --split-sessions K)"
+        )
+    if not config.alternation.is_binary:
+        notes.append("overlap and Yang's prediction are only defined for two alternatives: left empty")
+    for s in stats:
+        if s.n_tokens and math.isnan(s.tpr):
+            counters[f"groups_without_tpr_cases:{s.role}"] += 1
+    result = CacResult(
+        out=Path(out),
+        sites=sites,
+        stats=stats,
+        tests=tests,
+        counters=dict(sorted(counters.items())),
+        pseudo_dyads=config.split_sessions > 1,
+        notes=notes,
+    )
+    write_outputs(result, utterances=utterances, files=files, config=config)
+    return result
