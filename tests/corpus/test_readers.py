@@ -111,3 +111,13 @@ def test_missing_path_and_bad_options(tmp_path):
     (tmp_path / "empty").mkdir()
     with pytest.raises(InputError, match="no corpus files found"):
         texts(CorpusSpec(path=str(tmp_path / "empty")))
+
+
+def test_chat_transcript_is_read_as_utterances(root):
+    eve = root / "data" / "childes" / "eve.cha"
+    assert eve.exists(), "run `make childes`"
+    docs = list(read_corpus(CorpusSpec(path=str(eve))))
+    assert resolve_reader(CorpusSpec(path=str(eve))) == "chat"
+    assert len(docs) > 1400
+    assert all(d.source == "eve.cha" and d.id.startswith("eve.cha:") for d in docs)
+    assert not any("[" in d.text or "&=" in d.text or "\x15" in d.text for d in docs)  # CHAT codes cleaned

@@ -1,0 +1,266 @@
+"""``release build``: run the spec's generators and write ``<out>/<name>/<version>/`` atomically.
+
+Layout of a build folder (also the layout of the Hub repo at the release tag)::
+
+    README.md                              dataset card (YAML header + sections)
+    provenance.json                        everything needed to reproduce and re-render the release
+    data/<config>/test-00000-of-00001.parquet
+    eval/corpusbench.yaml                  `corpusbench eval` config pinned to the tag
+    lm_eval/<family>/                      lm-eval-harness tasks: _template_yaml, one YAML per config, group
+    babylm/<config>.jsonl                  BLiMP-shaped JSONL for the BabyLM pipeline
+
+The folder is built in a temporary sibling and renamed at the end, so a failed generator leaves
+nothing behind; an existing build of the same version is replaced.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from corpusbench.errors import ConfigError, CorpusbenchError, InputError
+from corpusbench.io import atomic_dir, read_json
+from corpusbench.provenance import code_version, file_sha256, fingerprint
+from corpusbench.publish import tables
+from corpusbench.publish.plugins import (
+    CONFIG_NAME,
+    TASK_COLUMNS,
+    TASK_ROLES,
+    GeneratorContext,
+    ReleaseConfig,
+    ResolvedCorpus,
+    generators,
+)
+from corpusbench.publish.render import write_release_files
+from corpusbench.publish.spec import ReleaseSpec
+
+log = logging.getLogger(__name__)
+FORMAT = "corpusbench-release/1"
+SPLIT = "test"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BuildResult:
+    path: Path
+    manifest: dict[str, Any]
+
+    @property
+    def configs(self) -> list[dict[str, Any]]:
+        return list(self.manifest["configs"])
+
+
+def data_file(config: str) -> str:
+    return f"data/{config}/{SPLIT}-00000-of-00001.parquet"
+
+
+def build_release(
+    spec: ReleaseSpec,
+    out_root: Path,
+    *,
+    work_root: Path | None = None,
+    on_event: Callable[[str], None] | None = None,
+) -> BuildResult:
+    """Run every generator of ``spec`` and write the release folder; returns its path and manifest."""
+    say = on_event or (lambda msg: log.info("%s", msg))
+    out = Path(out_root) / spec.name / spec.version
+    work_root = Path(work_root) if work_root else Path(out_root) / ".work" / spec.name
+    corpora = {key: _resolve_corpus(spec, key) for key in sorted(spec.corpora)}
+    say(f"fingerprinted {len(corpora)} corpus/corpora")
+
+    produced: list[tuple[str, ReleaseConfig]] = []
+    for gen in spec.generators:
+        fn = generators.get(gen.name)
+        ctx = GeneratorContext(
+            spec=spec,
+            generator=gen,
+            corpora=corpora,
+            corpus=corpora[gen.corpus] if gen.corpus else None,
+            work_dir=work_root / gen.id,
+            seed=spec.seed,
+            llm=spec.llm,
+            base_dir=spec.base_dir,
+            log=say,
+        )
+        ctx.work_dir.mkdir(parents=True, exist_ok=True)
+        say(f"running generator {gen.id} ({gen.name})")
+        try:
+            configs = list(fn(ctx))
+        except CorpusbenchError:
+            raise
+        except Exception as e:  # a generator bug: keep the traceback, but say which generator
+            raise RuntimeError(f"generator {gen.id!r} ({gen.name}) failed: {e}") from e
+        if not configs:
+            raise InputError(f"generator {gen.id!r} ({gen.name}) produced no configs")
+        produced.extend((gen.id, c) for c in configs)
+
+    names = [c.name for _, c in produced]
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise ConfigError(
+            f"config name(s) {', '.join(dupes)} produced twice; give generators a config prefix"
+        )
+
+    with atomic_dir(out) as tmp:
+        entries = [_write_config(tmp, gen_id, cfg) for gen_id, cfg in produced]
+        say(f"wrote {len(entries)} parquet config(s)")
+        manifest = _manifest(spec, corpora, entries)
+        write_release_files(tmp, manifest)
+    say(f"release {spec.name} {spec.tag} built in {out}")
+    return BuildResult(path=out, manifest=manifest)
+
+
+def _write_config(root: Path, gen_id: str, cfg: ReleaseConfig) -> dict[str, Any]:
+    where = f"generator {gen_id!r}, config {cfg.name!r}"
+    if not CONFIG_NAME.match(cfg.name):
+        raise ConfigError(f"{where}: config names must be lowercase letters, digits, '_' and '-'")
+    if cfg.task not in TASK_COLUMNS:
+        raise ConfigError(f"{where}: unknown task {cfg.task!r} (one of {', '.join(TASK_COLUMNS)})")
+    table = tables.to_arrow(cfg.table, where)
+    if table.num_rows == 0:
+        raise InputError(f"{where}: the table is empty")
+    tables.check_columns(table, TASK_COLUMNS[cfg.task], where)
+    rel = data_file(cfg.name)
+    tables.write_parquet(table, root / rel)
+    return {
+        "name": cfg.name,
+        "generator": gen_id,
+        "task": cfg.task,
+        "description": cfg.description.strip(),
+        "rows": table.num_rows,
+        "columns": [[f.name, tables.type_name(f.type)] for f in table.schema],
+        "content_fingerprint": tables.content_fingerprint(table),
+        "files": [{"path": rel, "sha256": file_sha256(root / rel), "size": (root / rel).stat().st_size}],
+        "funnel": [[str(k), int(v)] for k, v in cfg.funnel.items()],  # ordered stages (JSON keys get sorted)
+        "bins": [[str(k), int(v)] for k, v in cfg.bins.items()],
+        "parameters": dict(cfg.parameters),
+        "prompt_hashes": dict(sorted(cfg.prompt_hashes.items())),
+        "model": dict(cfg.model) if cfg.model else None,
+        "citations": list(cfg.citations),
+        "limitations": list(cfg.limitations),
+        "roles": _roles(cfg, table.column_names, where),
+    }
+
+
+def _roles(cfg: ReleaseConfig, columns: list[str], where: str) -> dict[str, str]:
+    roles = dict(TASK_ROLES[cfg.task])
+    roles.update({k: v for k, v in (("id", "pair_id"), ("group", "UID")) if v in columns})
+    roles.update(cfg.roles)
+    missing = sorted(c for c in roles.values() if c not in columns)
+    if missing:
+        raise ConfigError(f"{where}: roles name missing column(s) {', '.join(missing)}")
+    return dict(sorted(roles.items()))
+
+
+def _manifest(
+    spec: ReleaseSpec, corpora: Mapping[str, ResolvedCorpus], entries: list[dict[str, Any]]
+) -> dict[str, Any]:
+    resolved = spec.resolved()
+    prompts: dict[str, str] = {}
+    for e in entries:
+        prompts.update(e["prompt_hashes"])
+    content = {e["name"]: e["content_fingerprint"] for e in entries}
+    return {
+        "format": FORMAT,
+        "release": {
+            "name": spec.name,
+            "version": spec.version,
+            "tag": spec.tag,
+            "repo_id": spec.repo_id,
+            "pretty_name": spec.pretty_name or spec.name,
+            "description": spec.description.strip(),
+            "license": spec.license,
+            "language": list(spec.language),
+            "tags": list(spec.tags),
+            "limitations": list(spec.limitations),
+            "split": SPLIT,
+        },
+        "spec": resolved,
+        "spec_fingerprint": fingerprint(resolved),
+        "code_version": code_version(),
+        "seed": spec.seed,
+        "corpora": {
+            k: {
+                "path": spec.corpora[k].path,
+                "stats": spec.corpora[k].stats,
+                "language": c.language,
+                "fingerprint": dict(c.fingerprint),
+            }
+            for k, c in corpora.items()
+        },
+        "llm": resolved.get("llm"),
+        "prompt_hashes": dict(sorted(prompts.items())),
+        "generators": [
+            {
+                "id": g.id,
+                "name": g.name,
+                "corpus": g.corpus,
+                "params": dict(g.params),
+                "configs": [e["name"] for e in entries if e["generator"] == g.id],
+            }
+            for g in spec.generators
+        ],
+        "configs": entries,
+        "release_fingerprint": fingerprint(content),
+    }
+
+
+def _resolve_corpus(spec: ReleaseSpec, key: str) -> ResolvedCorpus:
+    """Absolute path and fingerprint of a corpus: sha256 over (relative path, file sha256) of its files."""
+    c = spec.corpora[key]
+    path = spec.resolve_path(c.path)
+    files = (
+        [path]
+        if path.is_file()
+        else sorted(
+            p
+            for p in path.rglob("*")
+            if p.is_file() and not any(part.startswith(".") for part in p.relative_to(path).parts)
+        )
+    )
+    if not files:
+        raise InputError(f"corpora.{key}.path: {c.path!r} holds no files")
+    listing = [[p.name if p == path else p.relative_to(path).as_posix(), file_sha256(p)] for p in files]
+    fp: dict[str, Any] = {
+        "sha256": fingerprint(listing),
+        "n_files": len(files),
+        "n_bytes": sum(p.stat().st_size for p in files),
+    }
+    stats = spec.resolve_path(c.stats) if c.stats else None
+    if stats is not None and (stats / "manifest.json").exists():
+        fp["stats_corpus_fingerprint"] = (
+            read_json(stats / "manifest.json").get("corpus", {}).get("fingerprint")
+        )
+    return ResolvedCorpus(key=key, path=path, stats=stats, language=c.language, fingerprint=fp)
+
+
+def load_manifest(build_dir: Path) -> dict[str, Any]:
+    """Read and sanity-check ``provenance.json`` of a build folder."""
+    path = Path(build_dir) / "provenance.json"
+    if not path.is_file():
+        raise InputError(
+            f"{build_dir}: not a release build folder (no provenance.json); "
+            "run `corpusbench release build SPEC` first"
+        )
+    manifest = read_json(path)
+    if manifest.get("format") != FORMAT:
+        raise InputError(f"{path}: unknown release format {manifest.get('format')!r} (expected {FORMAT})")
+    return manifest
+
+
+def verify_build(build_dir: Path) -> dict[str, Any]:
+    """Re-hash every data file and re-fingerprint every config against ``provenance.json``."""
+    manifest = load_manifest(build_dir)
+    for cfg in manifest["configs"]:
+        for f in cfg["files"]:
+            p = Path(build_dir) / f["path"]
+            if not p.is_file() or file_sha256(p) != f["sha256"]:
+                raise InputError(
+                    f"{p}: missing or changed since the build (sha256 mismatch); rebuild the release"
+                )
+        table = tables.read_parquet(Path(build_dir) / cfg["files"][0]["path"])
+        if tables.content_fingerprint(table) != cfg["content_fingerprint"]:
+            raise InputError(f"{build_dir}: config {cfg['name']!r} content fingerprint mismatch; rebuild")
+    return manifest

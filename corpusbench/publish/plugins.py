@@ -1,0 +1,159 @@
+"""The generator-plugin interface of a release: what a generator hands to ``release build``.
+
+A generator plugs in with one small adapter function registered under a name::
+
+    def build_configs(ctx: GeneratorContext) -> list[ReleaseConfig]: ...
+    generators.register("fitclams", target="corpusbench.generators.fitclams.release:build_configs")
+
+The adapter reads its ``params`` from ``ctx.generator.params`` (use ``parse_params`` for a typed,
+unknown-keys-are-errors view), may cache work under ``ctx.work_dir`` (kept between builds), and returns
+one ``ReleaseConfig`` per Hub config: the rows plus everything the card and ``provenance.json`` show.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import importlib
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
+
+from corpusbench.errors import ConfigError
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import pyarrow as pa
+
+    from corpusbench.publish.spec import GeneratorSpec, LLMSpec, ReleaseSpec
+
+Task = Literal["minimal_pairs", "prefix_pairs", "other"]
+#: Columns a config of each task kind must have (string, non-null).
+TASK_COLUMNS: dict[str, tuple[str, ...]] = {
+    "minimal_pairs": ("sentence_good", "sentence_bad"),
+    "prefix_pairs": ("prefix", "critical_good", "critical_bad"),
+    "other": (),
+}
+#: Default column roles of each task kind (merged under a config's own ``roles``).
+TASK_ROLES: dict[str, dict[str, str]] = {
+    "minimal_pairs": {"good": "sentence_good", "bad": "sentence_bad"},
+    "prefix_pairs": {"prefix": "prefix", "good": "critical_good", "bad": "critical_bad"},
+    "other": {},
+}
+CONFIG_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,95}$")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReleaseConfig:
+    """One Hub config (one parquet table, split ``test``) produced by a generator.
+
+    ``funnel`` is the generator's ordered counters (``read``, ``dropped:<reason>``, ``kept``);
+    ``bins`` maps a frequency-bin label to its row count; ``prompt_hashes`` maps a prompt template
+    name (``ltswap/filter_grammatical.v1``) to the sha256 of its text; ``model`` describes the LLM used.
+    ``roles`` tells the eval runner which column plays which part (``good``, ``bad``, ``id``, ``group``,
+    ``bin``, ``good_start``...); the task's required columns are filled in by default.
+    """
+
+    name: str
+    table: pa.Table | pd.DataFrame
+    description: str
+    task: Task = "minimal_pairs"
+    funnel: Mapping[str, int] = field(default_factory=dict)
+    bins: Mapping[str, int] = field(default_factory=dict)
+    parameters: Mapping[str, Any] = field(default_factory=dict)
+    prompt_hashes: Mapping[str, str] = field(default_factory=dict)
+    model: Mapping[str, Any] | None = None
+    citations: tuple[str, ...] = ()  # BibTeX entries of the method papers
+    limitations: tuple[str, ...] = ()
+    roles: Mapping[str, str] = field(default_factory=dict)  # eval role -> column, e.g. {"group": "paradigm"}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ResolvedCorpus:
+    """A corpus named in the spec, with its absolute path and content fingerprint."""
+
+    key: str
+    path: Path
+    stats: Path | None
+    language: str | None
+    fingerprint: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GeneratorContext:
+    """Everything an adapter may use. ``corpus`` is the generator's own corpus, if it names one."""
+
+    spec: ReleaseSpec
+    generator: GeneratorSpec
+    corpora: Mapping[str, ResolvedCorpus]
+    corpus: ResolvedCorpus | None
+    work_dir: Path
+    seed: int
+    llm: LLMSpec | None
+    base_dir: Path  # folder of the spec file: relative paths in params resolve against it
+    log: Callable[[str], None] = lambda _msg: None
+
+    def resolve_path(self, value: str | Path) -> Path:
+        p = Path(value).expanduser()
+        return p if p.is_absolute() else (self.base_dir / p)
+
+
+GeneratorFn = Callable[[GeneratorContext], Sequence[ReleaseConfig]]
+T = TypeVar("T")
+
+
+class Registry(Generic[T]):
+    """Names → objects, with lazy ``"module:attr"`` targets and near-name suggestions."""
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self._items: dict[str, T | str] = {}
+
+    def register(self, name: str, obj: T | None = None, *, target: str | None = None) -> None:
+        if (obj is None) == (target is None):
+            raise ValueError("give exactly one of obj or target")
+        if name in self._items and self._items[name] != (obj if obj is not None else target):
+            raise ValueError(f"{self.kind} {name!r} is already registered")
+        self._items[name] = obj if obj is not None else target  # type: ignore[assignment]
+
+    def names(self) -> list[str]:
+        return sorted(self._items)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._items
+
+    def get(self, name: str) -> T:
+        if name not in self._items:
+            near = difflib.get_close_matches(name, self.names(), n=3)
+            hint = f" Did you mean: {', '.join(near)}?" if near else f" Known: {', '.join(self.names())}."
+            raise ConfigError(f"unknown {self.kind} {name!r}.{hint}")
+        item = self._items[name]
+        if isinstance(item, str):
+            module, _, attr = item.partition(":")
+            item = getattr(importlib.import_module(module), attr)
+            self._items[name] = item
+        return item  # type: ignore[return-value]
+
+
+generators: Registry[GeneratorFn] = Registry("release generator")
+generators.register("minimal-pairs", target="corpusbench.publish.adapters.minimal_pairs:build_configs")
+generators.register("fitclams", target="corpusbench.publish.adapters.fitclams:build_configs")
+
+
+P = TypeVar("P")
+
+
+def parse_params(cls: type[P], params: Mapping[str, Any], where: str) -> P:
+    """Build a params dataclass from a spec mapping; unknown or missing keys raise ``ConfigError``."""
+    names = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
+    unknown = sorted(set(params) - names)
+    if unknown:
+        raise ConfigError(
+            f"{where}: unknown key(s) {', '.join(unknown)} (allowed: {', '.join(sorted(names))})"
+        )
+    try:
+        return cls(**params)
+    except TypeError as e:
+        raise ConfigError(f"{where}: {e}") from None

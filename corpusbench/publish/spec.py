@@ -1,0 +1,296 @@
+"""Release specs: ``releases/*.yaml`` loaded into a typed, validated ``ReleaseSpec``.
+
+Defaults live on the dataclasses; unknown keys are errors; dotted overrides
+(``{"seed": 7, "generators.demo.params.max_pairs": 10}``) are applied to the raw mapping before
+validation; every error is one ``ConfigError`` naming the file and the field.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import types
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from corpusbench.errors import ConfigError
+
+SEMVER = re.compile(
+    r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
+    r"(?:-((?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*)(?:\.(?:0|[1-9]\d*|\d*[a-zA-Z-][0-9a-zA-Z-]*))*))?"
+    r"(?:\+([0-9a-zA-Z-]+(?:\.[0-9a-zA-Z-]+)*))?$"
+)
+SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
+REPO_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,95}/[A-Za-z0-9][A-Za-z0-9_.-]{0,95}$")
+LANGUAGE = re.compile(r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$")
+LICENSE = re.compile(r"^[a-z0-9][a-z0-9.+-]*$")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CorpusSpec:
+    """A corpus: its text (``path``) and, optionally, its ``corpusbench stats`` folder."""
+
+    path: str
+    stats: str | None = None
+    language: str | None = None
+    reader: str = "auto"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LLMSpec:
+    """The LLM a generator (LT-Swap) uses, recorded in the card and provenance."""
+
+    model: str
+    backend: str = "transformers"
+    revision: str | None = None
+    sampling: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GeneratorSpec:
+    """One generator run; ``id`` (default: ``name``) must be unique within the spec."""
+
+    name: str
+    id: str = ""
+    corpus: str | None = None
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReleaseSpec:
+    """A versioned release: what to generate, from which corpora, and how to label it."""
+
+    name: str
+    version: str
+    repo_id: str
+    generators: tuple[GeneratorSpec, ...]
+    pretty_name: str = ""
+    description: str = ""
+    license: str = "cc-by-4.0"
+    language: tuple[str, ...] = ("en",)
+    tags: tuple[str, ...] = ()
+    seed: int = 0
+    corpora: dict[str, CorpusSpec] = field(default_factory=dict)
+    llm: LLMSpec | None = None
+    limitations: tuple[str, ...] = ()
+    source: Path | None = field(default=None, compare=False)  # the YAML file; not part of the spec
+
+    @property
+    def tag(self) -> str:
+        return f"v{self.version}"
+
+    @property
+    def base_dir(self) -> Path:
+        """Relative paths in the spec resolve against the spec file's folder (or the cwd)."""
+        return self.source.parent if self.source else Path.cwd()
+
+    def resolve_path(self, value: str) -> Path:
+        p = Path(value).expanduser()
+        return p if p.is_absolute() else self.base_dir / p
+
+    def resolved(self) -> dict[str, Any]:
+        """The spec as plain data (defaults filled in), as saved in ``provenance.json``."""
+        data = _to_plain(self)
+        data.pop("source", None)
+        return data
+
+    @classmethod
+    def load(cls, path: str | Path, overrides: dict[str, Any] | None = None) -> ReleaseSpec:
+        path = Path(path)
+        if not path.is_file():
+            raise ConfigError(f"{path}: release spec not found")
+        try:
+            raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except yaml.YAMLError as e:
+            mark = getattr(e, "problem_mark", None)
+            where = f"{path}:{mark.line + 1}" if mark else str(path)
+            raise ConfigError(f"{where}: not valid YAML ({getattr(e, 'problem', e)})") from None
+        return cls.from_dict(raw, source=path, overrides=overrides)
+
+    @classmethod
+    def from_dict(
+        cls, raw: Any, *, source: Path | None = None, overrides: dict[str, Any] | None = None
+    ) -> ReleaseSpec:
+        where = str(source) if source else "<spec>"
+        if not isinstance(raw, dict):
+            raise ConfigError(f"{where}: a release spec must be a mapping, got {type(raw).__name__}")
+        raw = apply_overrides(raw, overrides or {}, where)
+        spec = _build(cls, {**raw, "source": source}, where, "")
+        spec._validate(where)
+        return spec
+
+    def _validate(self, where: str) -> None:
+        def bad(fieldname: str, msg: str) -> ConfigError:
+            return ConfigError(f"{where}: {fieldname} {msg}")
+
+        if not SLUG.match(self.name):
+            raise bad("name", f"{self.name!r} must be lowercase letters, digits and '-' (a slug)")
+        if not SEMVER.match(self.version):
+            raise bad(
+                "version", f"{self.version!r} is not a semantic version (MAJOR.MINOR.PATCH, e.g. 1.0.0)"
+            )
+        if not REPO_ID.match(self.repo_id):
+            raise bad("repo_id", f"{self.repo_id!r} must be 'namespace/name'")
+        if not LICENSE.match(self.license):
+            raise bad(
+                "license", f"{self.license!r} is not a Hub licence id (e.g. cc-by-4.0, apache-2.0, other)"
+            )
+        for i, lang in enumerate(self.language):
+            if not LANGUAGE.match(lang):
+                raise bad(f"language[{i}]", f"{lang!r} is not an ISO 639 code (e.g. en, fr, de)")
+        if self.seed < 0:
+            raise bad("seed", "must be >= 0")
+        if not self.generators:
+            raise bad("generators", "must list at least one generator")
+        for key, corpus in self.corpora.items():
+            if not self.resolve_path(corpus.path).exists():
+                raise bad(f"corpora.{key}.path", f"{corpus.path!r} does not exist")
+            if corpus.stats is not None and not self.resolve_path(corpus.stats).is_dir():
+                raise bad(f"corpora.{key}.stats", f"{corpus.stats!r} is not a folder")
+        from corpusbench.publish.plugins import generators as registry
+
+        seen: set[str] = set()
+        for i, gen in enumerate(self.generators):
+            if gen.name not in registry:
+                try:
+                    registry.get(gen.name)
+                except ConfigError as e:
+                    raise bad(f"generators[{i}].name", str(e)) from None
+            if gen.id in seen:
+                raise bad(f"generators[{i}].id", f"{gen.id!r} is used twice; give each generator a unique id")
+            if not SLUG.match(gen.id):
+                raise bad(f"generators[{i}].id", f"{gen.id!r} must be a slug")
+            seen.add(gen.id)
+            if gen.corpus is not None and gen.corpus not in self.corpora:
+                known = ", ".join(sorted(self.corpora)) or "none defined"
+                raise bad(f"generators[{i}].corpus", f"{gen.corpus!r} is not a key of corpora ({known})")
+
+
+def parse_override_args(items: list[str]) -> dict[str, Any]:
+    """CLI ``key.path=value`` pairs → overrides; values are parsed as YAML scalars (``7``, ``true``)."""
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"override {item!r} must look like dotted.key=value")
+        out[key.strip()] = yaml.safe_load(value) if value.strip() else ""
+    return out
+
+
+def apply_overrides(raw: dict[str, Any], overrides: dict[str, Any], where: str) -> dict[str, Any]:
+    """Set ``a.b.c`` paths in a copy of ``raw``; list items are addressed by index or by ``id``/``name``."""
+    import copy
+
+    data = copy.deepcopy(raw)
+    for dotted, value in overrides.items():
+        parts = dotted.split(".")
+        node: Any = data
+        for depth, part in enumerate(parts):
+            last = depth == len(parts) - 1
+            here = ".".join(parts[: depth + 1])
+            if isinstance(node, list):
+                idx = _list_index(node, part)
+                if idx is None:
+                    raise ConfigError(
+                        f"{where}: override {dotted!r}: no item {part!r} in {here.rpartition('.')[0]}"
+                    )
+                if last:
+                    node[idx] = value
+                else:
+                    node = node[idx]
+            elif isinstance(node, dict):
+                if last:
+                    node[part] = value
+                else:
+                    node = node.setdefault(part, {})
+            else:
+                raise ConfigError(f"{where}: override {dotted!r}: {here.rpartition('.')[0]} is not a mapping")
+    return data
+
+
+def _list_index(items: list[Any], part: str) -> int | None:
+    if part.isdigit():
+        return int(part) if int(part) < len(items) else None
+    for i, item in enumerate(items):
+        if isinstance(item, dict) and (item.get("id") or item.get("name")) == part:
+            return i
+    return None
+
+
+def _build(tp: Any, value: Any, where: str, path: str) -> Any:
+    """Check ``value`` against the type hint ``tp`` and build dataclasses; errors name ``path``."""
+    name = path or "spec"
+    origin = typing.get_origin(tp)
+    if dataclasses.is_dataclass(tp):
+        if not isinstance(value, dict):
+            raise ConfigError(f"{where}: {name} must be a mapping, got {type(value).__name__}")
+        hints = typing.get_type_hints(tp)
+        fields = {f.name: f for f in dataclasses.fields(tp)}
+        unknown = sorted(set(value) - set(fields))
+        if unknown:
+            raise ConfigError(
+                f"{where}: unknown key {_join(path, unknown[0])} "
+                f"(allowed: {', '.join(k for k in fields if k != 'source')})"
+            )
+        kwargs = {}
+        for fname, f in fields.items():
+            if fname in value:
+                kwargs[fname] = (
+                    value[fname]
+                    if fname == "source"
+                    else _build(hints[fname], value[fname], where, _join(path, fname))
+                )
+            elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+                raise ConfigError(f"{where}: missing required key {_join(path, fname)}")
+        if tp is GeneratorSpec and not kwargs.get("id"):
+            kwargs["id"] = kwargs["name"]
+        return tp(**kwargs)
+    if origin in (typing.Union, types.UnionType):
+        args = typing.get_args(tp)
+        if value is None and type(None) in args:
+            return None
+        inner = [a for a in args if a is not type(None)]
+        return _build(inner[0], value, where, path)
+    if origin is tuple:
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list):
+            raise ConfigError(f"{where}: {name} must be a list, got {type(value).__name__}")
+        (item_tp, _ellipsis) = typing.get_args(tp)
+        return tuple(_build(item_tp, v, where, f"{name}[{i}]") for i, v in enumerate(value))
+    if origin is dict:
+        if value is None:
+            value = {}
+        if not isinstance(value, dict):
+            raise ConfigError(f"{where}: {name} must be a mapping, got {type(value).__name__}")
+        _key_tp, val_tp = typing.get_args(tp)
+        return {str(k): _build(val_tp, v, where, _join(path, str(k))) for k, v in value.items()}
+    if tp is Any:
+        return value
+    if tp is int and (isinstance(value, bool) or not isinstance(value, int)):
+        raise ConfigError(f"{where}: {name} must be an integer, got {value!r}")
+    if tp is str:
+        if isinstance(value, bool) or value is None or isinstance(value, (dict, list)):
+            raise ConfigError(f"{where}: {name} must be a string, got {value!r}")
+        return str(value)  # YAML turns 1.0 into a float; a version or id is still meant as text
+    return value
+
+
+def _join(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
+def _to_plain(obj: Any) -> Any:
+    if dataclasses.is_dataclass(obj):
+        return {f.name: _to_plain(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    if isinstance(obj, tuple | list):
+        return [_to_plain(v) for v in obj]
+    if isinstance(obj, dict):
+        return {k: _to_plain(v) for k, v in obj.items()}
+    if isinstance(obj, Path):
+        return str(obj)
+    return obj
