@@ -205,7 +205,10 @@ class HantaTagger:
                 if not toks:
                     continue
                 tagged = self._tagger.tag_sent(toks, taglevel=1)
-                sents.append([(w, t, stts_upos(t), lem.lower(), "") for w, lem, t in tagged])
+                # taglevel 1 writes STTS with the feature in parentheses ("VV(FIN)", "ADJ(A)"): normalise to STTS
+                tags = [t.replace("(", "").replace(")", "") for _, _, t in tagged]
+                sents.append([(w, t, stts_upos(t), lem.lower(), "")
+                              for (w, lem, _), t in zip(tagged, tags, strict=True)])
             out.append(sents)
         return out
 

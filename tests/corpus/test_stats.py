@@ -89,7 +89,7 @@ def test_french_and_german_taggers(tmp_path):
     compute_stats(CorpusSpec(path=str(de)), tmp_path / "de", StatsParams(lang="de"))
     c = CorpusStats.load(tmp_path / "de").counts.set_index("form")
     assert c.loc["kinder", "tag"] == "NN" and c.loc["kinder", "lemma"] == "kind"
-    assert c.loc["spielten", "pos"] == "VERB"
+    assert c.loc["spielten", "pos"] == "VERB" and c.loc["spielten", "tag"] == "VVFIN"
 
 
 def test_vocab_pieces_split_symbols_and_digits():

@@ -1,0 +1,140 @@
+"""Checks on candidates. Each returns ``None`` (pass) or a reason; the reasons are the funnel counters.
+
+Structural checks decide which candidates are binned (the reference's candidate list); semantic checks
+(gender, animacy, intransitivity) decide which of them may be selected.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping, Sequence, Set
+
+from corpusbench.generators.fitclams import animacy
+from corpusbench.generators.fitclams.records import Candidate
+
+VERB_STOPLIST = {
+    "en": frozenset({"be", "have", "do", "seem", "become", "let", "need", "dare", "say", "ought"}),
+    "fr": frozenset(
+        {
+            "être",
+            "avoir",
+            "faire",
+            "pouvoir",
+            "devoir",
+            "vouloir",
+            "falloir",
+            "savoir",
+            "sembler",
+            "paraître",
+            "devenir",
+            "rester",
+            "dire",
+        }
+    ),
+    "de": frozenset(
+        {
+            "sein",
+            "haben",
+            "werden",
+            "können",
+            "müssen",
+            "sollen",
+            "wollen",
+            "dürfen",
+            "mögen",
+            "lassen",
+            "heißen",
+            "scheinen",
+            "bleiben",
+            "sagen",
+            "geben",
+        }
+    ),
+}
+
+
+def _strip_umlauts(w: str) -> str:
+    return w.translate(str.maketrans("äöü", "aou"))
+
+
+@functools.lru_cache(maxsize=65536)
+def _en_inflections(lemma: str, upos: str) -> dict[str, tuple[str, ...]]:
+    import lemminflect
+
+    return {k: tuple(v) for k, v in lemminflect.getAllInflections(lemma, upos=upos).items()}
+
+
+def inflection_ok(lang: str, c: Candidate) -> bool:
+    """Is (sg, pl) a plausible inflectional pair? (English via lemminflect; FR/DE by rule.)"""
+    if lang == "en":
+        if c.pos == "noun":
+            infl = _en_inflections(c.lemma, "NOUN")
+            return c.pl in infl.get("NNS", ()) or c.pl in _en_inflections(c.sg, "NOUN").get("NNS", ())
+        infl = _en_inflections(c.lemma, "VERB")
+        return c.sg in infl.get("VBZ", ()) and (c.pl in infl.get("VBP", ()) or c.pl == c.lemma)
+    if lang == "fr":
+        if c.pos == "noun":
+            sg, pl = c.sg, c.pl
+            if sg.endswith(("al", "ail")):
+                return pl in (sg + "s", sg[: sg.rfind("a")] + "aux")
+            return pl in (sg + "s", sg + "x")
+        if c.pl.endswith("aient") or c.sg.endswith("ait"):  # imperfect / conditional ("prend/prenaient")
+            return False
+        return c.pl.endswith("ent") or c.pl in ("ont", "sont", "vont", "font")
+    # German: the plural continues the singular (modulo umlaut), the 3pl is the infinitive form.
+    if c.pos == "noun":
+        a, b = _strip_umlauts(c.sg), _strip_umlauts(c.pl)
+        return b.startswith(a[: max(2, len(a) - 2)]) and len(b) >= len(a)
+    return c.pl.endswith("n") and not c.sg.endswith("n")
+
+
+def structural_reason(lang: str, c: Candidate, shared_vocab: Set[str] | None) -> str | None:
+    if not c.sg or c.count_sg <= 0:
+        return "missing_singular"
+    if not c.pl or c.count_pl <= 0:
+        return "missing_plural"
+    if c.sg == c.pl:
+        return "invariant_plural" if c.pos == "noun" else "identical_forms"
+    if not (c.sg.isalpha() and c.pl.isalpha()):
+        return "not_alphabetic"
+    if shared_vocab is not None and (c.sg not in shared_vocab or c.pl not in shared_vocab):
+        return "not_in_every_corpus"
+    if c.pos == "verb" and c.lemma in VERB_STOPLIST[lang]:
+        return "auxiliary_or_copula"
+    if not inflection_ok(lang, c):
+        return "bad_inflection"
+    return None
+
+
+def noun_semantic(lang: str, c: Candidate, vocabulary: Mapping[str, int]) -> tuple[str | None, str]:
+    """(reason or None, evidence) for a subject/attractor noun."""
+    if lang in ("fr", "de") and c.gender not in (
+        ("Masc", "Fem") if lang == "fr" else ("Masc", "Fem", "Neut")
+    ):
+        return "gender_unknown", ""
+    animate, evidence = animacy.noun_animacy(lang, c.lemma, c.sg, vocabulary)
+    if animate is None:
+        return "animacy_unknown", evidence
+    if not animate:
+        return "inanimate", evidence
+    return None, evidence
+
+
+def verb_semantic(
+    lang: str, c: Candidate, next_pos: Sequence[str], rc_forms: Set[str], min_share: float
+) -> tuple[str | None, str]:
+    """(reason or None, evidence) for a main verb: must be usable without an object."""
+    if c.sg in rc_forms or c.pl in rc_forms:
+        return "relative_clause_verb", ""
+    if lang == "en":
+        frames = animacy.verb_frames_intransitive(c.lemma)
+        if frames is True:
+            return None, "wordnet:frame2"
+        if frames is False:
+            return "not_intransitive", "wordnet"
+    share = animacy.context_intransitive_share(next_pos)
+    if share is None:
+        return None, "unverified"
+    if share < min_share:
+        return "not_intransitive", f"contexts:{share:.2f}/{len(next_pos)}"
+    return None, f"contexts:{share:.2f}/{len(next_pos)}"

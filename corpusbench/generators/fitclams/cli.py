@@ -1,0 +1,158 @@
+"""``corpusbench fitclams``: frequency-informed agreement minimal pairs from one or more corpora."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from corpusbench.errors import ConfigError
+
+
+def register(app: typer.Typer) -> None:
+    app.command("fitclams")(fitclams)
+
+
+def _load_overrides(path: Path | None):  # type: ignore[no-untyped-def]
+    from corpusbench.generators.fitclams.lexicon import Overrides
+
+    if path is None:
+        return Overrides()
+    import yaml
+
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError) as e:
+        raise ConfigError(f"{path}: cannot read the lexicon config ({e})") from None
+    unknown = sorted(set(data) - {"preps", "rc_verbs", "complements"})
+    if unknown:
+        raise ConfigError(f"{path}: unknown key(s) {unknown}; allowed: preps, rc_verbs, complements")
+    rc = data.get("rc_verbs")
+    try:
+        rc_pairs = (
+            None
+            if rc is None
+            else tuple(tuple(str(x).split("/")) if isinstance(x, str) else tuple(x) for x in rc)
+        )
+        if rc_pairs and any(len(p) != 2 for p in rc_pairs):
+            raise ValueError
+    except (TypeError, ValueError):
+        raise ConfigError(f"{path}: rc_verbs must be a list of 'sg/pl' strings or [sg, pl] pairs") from None
+    preps = data.get("preps")
+    return Overrides(
+        preps=None if preps is None else tuple(str(p) for p in preps),
+        rc_verbs=rc_pairs,
+        complements=tuple(sorted((str(k), str(v)) for k, v in (data.get("complements") or {}).items())),
+    )
+
+
+def fitclams(
+    corpus: list[str] = typer.Option(
+        ...,
+        "--corpus",
+        "-c",
+        help="NAME=PATH: a stats folder or a raw corpus; repeat "
+        "for FIT-CLAMS-C/-W style sets over the shared vocabulary.",
+    ),
+    lang: str = typer.Option(..., "--lang", help="en | fr | de"),
+    out: Path = typer.Option(..., "--out", "-o", help="Output folder (replaced atomically)."),
+    nouns: int = typer.Option(10, "--nouns", help="Subject nouns per pair set (one per bin)."),
+    verbs: int = typer.Option(10, "--verbs", help="Verbs per pair set (one per bin)."),
+    bins: int = typer.Option(10, "--bins", help="Log-spaced frequency bins."),
+    objects: int = typer.Option(2, "--objects", help="Attractor/object nouns per pair set."),
+    seed: int = typer.Option(0, "--seed", help="Selection seed."),
+    top_k: int = typer.Option(
+        5, "--top-k", help="Draw each word among the k best-ranked candidates of its bin."
+    ),
+    fill_empty: bool = typer.Option(
+        False,
+        "--fill-empty/--no-fill-empty",
+        help="Fill empty bins from the nearest non-empty bin (flagged).",
+    ),
+    coord_order: str = typer.Option(
+        "seeded", "--coord-order", help="seeded | file (reference: low-freq verb first)."
+    ),
+    config: Path | None = typer.Option(
+        None, "--config", help="YAML with preps, rc_verbs, complements overrides."
+    ),
+    llm_check: bool = typer.Option(
+        False,
+        "--llm-check/--no-llm-check",
+        help="Confirm animacy/intransitivity of shortlisted words with an LLM.",
+    ),
+    llm_backend: str = typer.Option("openai", "--llm-backend", help="LLM backend for --llm-check."),
+    llm_model: str | None = typer.Option(None, "--llm-model", help="LLM model for --llm-check."),
+    stats_dir: Path | None = typer.Option(
+        None,
+        "--stats-dir",
+        help="Where stats of raw corpora are computed (default: OUT-stats/NAME); existing ones are reused.",
+    ),
+    workers: int = typer.Option(1, "--workers", "-w", help="Worker processes for computing stats."),
+    tagger: str | None = typer.Option(
+        None,
+        "--tagger",
+        help="Tagger for raw corpora (default: spacy for en/fr, "
+        "hanta for de; nltk is faster for English but gives no lemmas/morphology).",
+    ),
+) -> None:
+    """Generate FIT-CLAMS subject-verb agreement minimal pairs (7 CLAMS paradigms) from corpus frequencies."""
+    import contextlib
+
+    from rich.console import Console
+    from rich.progress import Progress
+    from rich.table import Table
+
+    from corpusbench.generators.fitclams.generator import (
+        FitClamsSpec,
+        ensure_stats,
+        generate,
+        parse_corpus_args,
+    )
+    from corpusbench.generators.fitclams.select import SelectionConfig
+
+    pairs = parse_corpus_args(corpus)
+    sel = SelectionConfig(
+        n_nouns=nouns,
+        n_verbs=verbs,
+        n_bins=bins,
+        n_objects=objects,
+        seed=seed,
+        top_k=top_k,
+        fill_empty=fill_empty,
+        coord_order=coord_order,
+    )
+    FitClamsSpec(corpora=pairs, language=lang, selection=sel)  # validate options before any heavy work
+    console = Console(stderr=True)
+    with contextlib.ExitStack() as stack:
+        work = stats_dir or out.with_name(f"{out.name}-stats")
+        resolved = tuple(
+            (n, ensure_stats(n, p, lang, work, tagger=tagger, workers=workers)) for n, p in pairs
+        )
+        spec = FitClamsSpec(corpora=resolved, language=lang, selection=sel, overrides=_load_overrides(config))
+        judge = None
+        if llm_check:
+            from corpusbench.generators.fitclams.llm_check import llm_judge
+            from corpusbench.llm import LLMSpec, open_llm
+
+            judge = llm_judge(stack.enter_context(open_llm(LLMSpec(backend=llm_backend, model=llm_model))))
+        with Progress(console=console, transient=True) as bar:
+            task = bar.add_task("fitclams", total=None)
+
+            def progress(label: str, done: int, total: int) -> None:
+                bar.update(task, completed=done, total=total, description=label)
+
+            report = generate(spec, out, judge=judge, progress=progress)
+    table = Table(title=f"FIT-CLAMS ({lang}) -> {out}")
+    table.add_column("paradigm")
+    for name in report.pair_counts:
+        table.add_column(name, justify="right")
+    for paradigm in spec.paradigms:
+        table.add_row(paradigm, *(str(report.pair_counts[n][paradigm]) for n in report.pair_counts))
+    table.add_row("total", *(str(sum(c.values())) for c in report.pair_counts.values()))
+    Console().print(table)
+    for name, empty in report.empty_bins.items():
+        for kind, b in empty.items():
+            if b:
+                console.print(f"[yellow]{name}: no usable {kind} in bin(s) {b}[/]")
+    for note in report.notes:
+        console.print(f"[yellow]{note}[/]")

@@ -1,0 +1,57 @@
+"""Fixtures: small stats folders tagged in context from real text (default corpus slices, FR/DE sentences)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))  # fitclams_reference.py / fitclams_stats_fixture.py helpers
+
+from fitclams_stats_fixture import build_stats  # noqa: E402
+
+REPO = HERE.parents[2]
+SHAKESPEARE = REPO / "data" / "default" / "shakespeare"
+
+
+def _lines(files: list[Path], n: int) -> list[str]:
+    out: list[str] = []
+    for f in files:
+        with open(f, encoding="utf-8") as fh:
+            for line in fh:
+                if line.strip():
+                    out.append(line.strip())
+                if len(out) >= n:
+                    return out
+    return out
+
+
+@pytest.fixture(scope="session")
+def en_stats_pair(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """Two English sub-corpora (two halves of the Shakespeare plays), 1500 lines each."""
+    plays = sorted(SHAKESPEARE.glob("*.txt"))
+    assert len(plays) >= 10, f"default corpus missing under {SHAKESPEARE}; run `make default-corpus`"
+    half = len(plays) // 2
+    root = tmp_path_factory.mktemp("fitclams-en")
+    a = build_stats(_lines(plays[:half], 1500), "en", root / "plays_a")
+    b = build_stats(_lines(plays[half:], 1500), "en", root / "plays_b")
+    return a, b
+
+
+@pytest.fixture(scope="session")
+def en_stats(en_stats_pair: tuple[Path, Path]) -> Path:
+    return en_stats_pair[0]
+
+
+@pytest.fixture(scope="session")
+def fr_stats(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    text = (HERE / "data" / "fr.txt").read_text(encoding="utf-8").splitlines()
+    return build_stats(text, "fr", tmp_path_factory.mktemp("fitclams-fr") / "fr")
+
+
+@pytest.fixture(scope="session")
+def de_stats(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    text = (HERE / "data" / "de.txt").read_text(encoding="utf-8").splitlines()
+    return build_stats(text, "de", tmp_path_factory.mktemp("fitclams-de") / "de")
