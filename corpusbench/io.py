@@ -31,27 +31,8 @@ def _publish_mode(path: str | os.PathLike[str], *, directory: bool = False) -> N
 
 
 @contextlib.contextmanager
-def atomic_write(path: str | os.PathLike[str], mode: str = "w", encoding: str | None = "utf-8") -> Iterator[Any]:
-    """Open a temporary file next to ``path``; on success fsync and rename it into place."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, mode, encoding=None if "b" in mode else encoding) as fh:
-            yield fh
-            fh.flush()
-            os.fsync(fh.fileno())
-        _publish_mode(tmp)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-
-
-@contextlib.contextmanager
 def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
-    """Yield a temporary path for writers that want a filename (parquet, numpy); rename on success."""
+    """Yield a temporary path next to ``path`` for writers that want a filename; rename it on success."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -64,6 +45,15 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
         raise
+
+
+@contextlib.contextmanager
+def atomic_write(path: str | os.PathLike[str], mode: str = "w", encoding: str | None = "utf-8") -> Iterator[Any]:
+    """Open a temporary file next to ``path``; on success fsync it and rename it into place."""
+    with atomic_path(path) as tmp, open(tmp, mode, encoding=None if "b" in mode else encoding) as fh:
+        yield fh
+        fh.flush()
+        os.fsync(fh.fileno())
 
 
 @contextlib.contextmanager
