@@ -1,0 +1,131 @@
+"""Opening an LLM from a spec: the backend registry and ``open_llm``."""
+
+from __future__ import annotations
+
+import difflib
+import importlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from corpusbench.errors import ConfigError
+from corpusbench.llm.base import Backend
+from corpusbench.llm.cache import CachedLLM
+from corpusbench.llm.server import DEFAULT_MODEL_DIR, DEFAULT_PORT
+
+# Backends register lazily as "module:attr"; heavy imports (torch, httpx pools) happen on use.
+BACKENDS: dict[str, str] = {
+    "openai": "corpusbench.llm.openai_backend:OpenAIBackend",
+    "vllm": "corpusbench.llm.vllm_backend:VLLMBackend",
+    "transformers": "corpusbench.llm.transformers_backend:TransformersBackend",
+    "scripted": "corpusbench.llm.scripted:ScriptedBackend",
+}
+ALIASES = {"vllm-server": "openai", "vllm-engine": "vllm", "hf": "transformers"}
+DEFAULT_BASE_URL = f"http://127.0.0.1:{DEFAULT_PORT}/v1"
+DEFAULT_CACHE = Path(".cache") / "llm.sqlite"
+
+
+def backend_class(name: str) -> type[Backend]:
+    key = ALIASES.get(name, name)
+    if key not in BACKENDS:
+        near = difflib.get_close_matches(name, [*BACKENDS, *ALIASES], n=2)
+        hint = f" Did you mean: {', '.join(near)}?" if near else ""
+        raise ConfigError(f"unknown LLM backend {name!r} (known: {', '.join(BACKENDS)}).{hint}")
+    module, attr = BACKENDS[key].split(":")
+    return getattr(importlib.import_module(module), attr)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LLMSpec:
+    """Which LLM to use and how. ``model``: for ``openai`` the served name (``None``: the server's
+    first model); for ``vllm``/``transformers`` a model folder or hub id (``None``: SmolLM2)."""
+
+    backend: str = "openai"
+    model: str | None = None
+    base_url: str = DEFAULT_BASE_URL
+    api_key: str | None = None
+    cache: str | Path | None = DEFAULT_CACHE
+    concurrency: int = 16
+    timeout: float = 180.0
+    max_retries: int = 3
+    max_model_len: int | None = 2048
+    dtype: str | None = None  # None: bfloat16 for vllm, float32 on CPU for transformers
+    vllm_python: str | None = None
+    batch_size: int = 8  # transformers
+    chunk_size: int = 256  # vllm: prompts per batched engine call
+
+    def as_dict(self) -> dict[str, object]:
+        d = {f: getattr(self, f) for f in self.__slots__}  # type: ignore[attr-defined]
+        d["api_key"] = "***" if self.api_key else None
+        d["cache"] = str(self.cache) if self.cache else None
+        return d
+
+
+def open_backend(spec: LLMSpec) -> Backend:
+    cls = backend_class(spec.backend)
+    name = cls.name
+    local_model = spec.model or str(DEFAULT_MODEL_DIR)
+    if name == "openai":
+        return cls(
+            spec.base_url,
+            spec.model,
+            api_key=spec.api_key,
+            concurrency=spec.concurrency,  # type: ignore[call-arg]
+            timeout=spec.timeout,
+            max_retries=spec.max_retries,
+        )
+    if name == "vllm":
+        return cls(
+            local_model,
+            python=spec.vllm_python,
+            dtype=spec.dtype or "bfloat16",  # type: ignore[call-arg]
+            max_model_len=spec.max_model_len,
+            chunk_size=spec.chunk_size,
+        )
+    if name == "transformers":
+        return cls(
+            local_model,
+            dtype=spec.dtype or "auto",
+            batch_size=spec.batch_size,  # type: ignore[call-arg]
+            max_model_len=spec.max_model_len,
+        )
+    return cls()
+
+
+def open_llm(spec: LLMSpec) -> CachedLLM:
+    """The backend wrapped in the persistent cache (``spec.cache=None``: no cache)."""
+    return CachedLLM(open_backend(spec), spec.cache)
+
+
+def read_requests(
+    path: str | Path,
+    op: str,
+    *,
+    options: tuple[str, ...] = ("A", "B"),
+    defaults: dict[str, object] | None = None,
+) -> list:
+    """Requests from a ``.jsonl`` file (``{"id", "prompt", ...}`` per line) or a text file (one per line)."""
+    from corpusbench.errors import InputError
+    from corpusbench.io import read_jsonl
+    from corpusbench.llm.records import ChoiceRequest, GenRequest
+
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(f"{path}: no such prompts file")
+    defaults = dict(defaults or {})
+    rows: list[dict[str, object]]
+    if path.suffix == ".jsonl":
+        rows = list(read_jsonl(path))
+    else:
+        rows = [{"prompt": line.rstrip("\n")} for line in path.read_text(encoding="utf-8").splitlines()]
+    reqs = []
+    for n, row in enumerate(rows, 1):
+        prompt = row.get("prompt")
+        if not isinstance(prompt, str) or not prompt.strip():
+            raise InputError(f"{path}:{n}: missing or empty 'prompt'")
+        rid = str(row.get("id", f"{path.name}:{n}"))
+        if op == "choose":
+            opts = tuple(row.get("options", options))  # type: ignore[arg-type]
+            reqs.append(ChoiceRequest(id=rid, prompt=prompt, options=opts, **defaults))  # type: ignore[arg-type]
+        else:
+            reqs.append(GenRequest(id=rid, prompt=prompt, **defaults))  # type: ignore[arg-type]
+    return reqs

@@ -1,0 +1,233 @@
+"""Persistent result cache (SQLite) and ``CachedLLM``, the wrapper every caller goes through.
+
+Keys are sha256 over (operation, model, sampling params / options, rendered prompt, sample index).
+Each result is committed the moment it arrives, so a run killed at any point (even SIGKILL) redoes
+no finished call. Errors and too-long prompts are stored with their status but are not final:
+the next run sends them again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import sqlite3
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+from corpusbench.errors import ConfigError
+from corpusbench.llm.base import Backend
+from corpusbench.llm.choice import TOP_K
+from corpusbench.llm.records import (
+    ChoiceRequest,
+    ChoiceResult,
+    GenRequest,
+    GenResult,
+    RunReport,
+    choice_result_from_dict,
+    gen_result_from_dict,
+    result_to_dict,
+)
+from corpusbench.provenance import fingerprint
+
+log = logging.getLogger(__name__)
+
+FINAL = ("ok", "reject")  # statuses served from the cache; others are retried
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS results (
+    key TEXT PRIMARY KEY,
+    op TEXT NOT NULL,
+    model TEXT NOT NULL,
+    status TEXT NOT NULL,
+    payload TEXT NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 1,
+    updated REAL NOT NULL
+);
+"""
+Progress = Callable[[int, int], None]  # (done, total)
+Req = TypeVar("Req", GenRequest, ChoiceRequest)
+
+
+def gen_key(model: str, req: GenRequest) -> str:
+    return fingerprint("generate.v1", model, req.params.as_dict(), req.system, req.prompt, req.sample)
+
+
+def choice_key(model: str, req: ChoiceRequest) -> str:
+    return fingerprint(
+        "choose.v1",
+        model,
+        list(req.options),
+        req.method,
+        req.answer_prefix,
+        req.max_tokens,
+        req.system,
+        req.prompt,
+        TOP_K,
+    )
+
+
+class ResultCache:
+    """A SQLite file of results; safe to share between processes (WAL, busy timeout)."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        if self.path.exists() and self.path.is_dir():
+            raise ConfigError(
+                f"{self.path}: cache path is a directory; give a file such as {self.path}/llm.sqlite"
+            )
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.db = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=NORMAL")
+            self.db.executescript(SCHEMA)
+        except sqlite3.DatabaseError as e:
+            raise ConfigError(f"{self.path}: not a usable cache database ({e})") from None
+
+    def get_many(self, keys: Sequence[str]) -> dict[str, tuple[str, dict[str, Any]]]:
+        found: dict[str, tuple[str, dict[str, Any]]] = {}
+        uniq = list(dict.fromkeys(keys))
+        for start in range(0, len(uniq), 500):
+            chunk = uniq[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for key, status, payload in self.db.execute(
+                f"SELECT key, status, payload FROM results WHERE key IN ({marks})", chunk
+            ):
+                found[key] = (status, json.loads(payload))
+        return found
+
+    def put(self, key: str, op: str, model: str, status: str, payload: dict[str, Any]) -> None:
+        """Insert or replace one result and commit it at once."""
+        self.db.execute(
+            "INSERT INTO results (key, op, model, status, payload, attempts, updated) VALUES (?,?,?,?,?,1,?) "
+            "ON CONFLICT(key) DO UPDATE SET status=excluded.status, payload=excluded.payload, "
+            "attempts=results.attempts+1, updated=excluded.updated",
+            (key, op, model, status, json.dumps(payload, ensure_ascii=False, sort_keys=True), time.time()),
+        )
+
+    def counts(self) -> dict[str, int]:
+        """Rows per status."""
+        return dict(self.db.execute("SELECT status, COUNT(*) FROM results GROUP BY status").fetchall())
+
+    def close(self) -> None:
+        with contextlib.suppress(sqlite3.Error):
+            self.db.close()
+
+
+class CachedLLM:
+    """``generate``/``choose`` through a backend with the persistent cache; keeps a ``RunReport``."""
+
+    def __init__(self, backend: Backend, cache: ResultCache | str | Path | None):
+        self.backend = backend
+        self.cache = ResultCache(cache) if isinstance(cache, str | Path) else cache
+        self.report = RunReport()  # all calls through this object
+        self.last = RunReport()  # the latest generate/choose call
+
+    @property
+    def model(self) -> str:
+        return self.backend.model
+
+    def describe(self) -> dict[str, Any]:
+        d = self.backend.describe()
+        d["cache"] = str(self.cache.path) if self.cache else None
+        return d
+
+    def generate(self, reqs: Sequence[GenRequest], progress: Progress | None = None) -> list[GenResult]:
+        keys = [gen_key(self.model, r) if r.params.cacheable else None for r in reqs]
+        return self._run("generate", reqs, keys, self.backend.generate, gen_result_from_dict, progress)
+
+    def choose(self, reqs: Sequence[ChoiceRequest], progress: Progress | None = None) -> list[ChoiceResult]:
+        for r in reqs:
+            if (
+                len(r.options) < 2
+                or len(set(r.options)) != len(r.options)
+                or not all(o.strip() for o in r.options)
+            ):
+                raise ConfigError(
+                    f"request {r.id}: options must be two or more distinct non-empty strings, "
+                    f"got {r.options!r}"
+                )
+        keys = [choice_key(self.model, r) for r in reqs]
+        return self._run("choose", reqs, keys, self.backend.choose, choice_result_from_dict, progress)
+
+    def _run(
+        self,
+        op: str,
+        reqs: Sequence[Any],
+        keys: list[str | None],
+        call: Callable[..., Any],
+        from_dict: Callable[..., Any],
+        progress: Progress | None,
+    ) -> list[Any]:
+        t0 = time.perf_counter()
+        rep = RunReport()
+        out: list[Any] = [None] * len(reqs)
+        done = 0
+        hits = self.cache.get_many([k for k in keys if k]) if self.cache else {}
+        todo: dict[str, list[int]] = {}  # one call per distinct key; duplicates share the answer
+        uncached: list[int] = []
+        for i, (req, key) in enumerate(zip(reqs, keys, strict=True)):
+            if key is None or self.cache is None:
+                uncached.append(i)
+                rep.uncached += key is None
+            elif key in hits and hits[key][0] in FINAL:
+                out[i] = from_dict(req.id, hits[key][1], cached=True)
+                rep.add(out[i])
+                done += 1
+            else:
+                rep.retried_errors += key in hits and key not in todo
+                todo.setdefault(key, []).append(i)
+        if progress and done:
+            progress(done, len(reqs))
+        send = [idxs[0] for idxs in todo.values()] + uncached
+
+        def on_result(j: int, result: Any) -> None:
+            nonlocal done
+            i = send[j]
+            key = keys[i]
+            if key is not None and self.cache is not None:
+                self.cache.put(key, op, self.model, result.status, result_to_dict(result))
+                for k, other in enumerate(todo[key]):
+                    out[other] = (
+                        result if k == 0 else from_dict(reqs[other].id, result_to_dict(result), cached=True)
+                    )
+            else:
+                out[i] = result
+            for other in todo[key] if key is not None and self.cache is not None else [i]:
+                rep.add(out[other])
+                done += 1
+            if progress:
+                progress(done, len(reqs))
+
+        try:
+            if send:
+                call([reqs[i] for i in send], on_result)
+        finally:
+            rep.wall_s = time.perf_counter() - t0
+            self.last = rep
+            self.report.merge(rep)
+        log.info(
+            "%s: %d requests, %d calls, %d cache hits, %d failures, %d rejects, %d too long in %.1fs",
+            op,
+            len(reqs),
+            rep.calls,
+            rep.cache_hits,
+            rep.failures,
+            rep.rejects,
+            rep.too_long,
+            rep.wall_s,
+        )
+        return out
+
+    def close(self) -> None:
+        self.backend.close()
+        if self.cache:
+            self.cache.close()
+
+    def __enter__(self) -> CachedLLM:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,271 @@
+"""Backend for any OpenAI-compatible chat server; the standard deployment is vLLM's own server.
+
+Async httpx with a bounded pool of workers, a timeout per call and retries with exponential
+backoff on connection errors, timeouts, 429 and 5xx. A call that still fails is returned as an
+``error`` result (the cache retries it next run); if the server itself is gone (connection
+refused after all retries) the run stops with a ``BackendError`` naming the URL, after every
+result received so far has been delivered.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar
+
+import httpx
+
+from corpusbench.errors import BackendError, ConfigError
+from corpusbench.llm.base import Backend, OnResult, TopTokens, chat_messages, sample_seed
+from corpusbench.llm.records import ChoiceRequest, GenRequest, GenResult
+
+log = logging.getLogger(__name__)
+
+START_HINT = "start one with `make llm-server` or `corpusbench llm serve --model <folder or hub id>`"
+_TOO_LONG = ("maximum context length", "context length", "too long", "max_model_len", "maximum model length")
+
+
+class ServerDown(Exception):
+    """The server stopped accepting connections."""
+
+
+class OpenAIBackend(Backend):
+    name: ClassVar[str] = "openai"
+
+    def __init__(
+        self,
+        base_url: str = "http://127.0.0.1:8011/v1",
+        model: str | None = None,
+        *,
+        api_key: str | None = None,
+        concurrency: int = 16,
+        timeout: float = 180.0,
+        max_retries: int = 3,
+        backoff: float = 1.0,
+        vllm_extensions: bool = True,
+    ):
+        self.base_url = base_url.rstrip("/")
+        self.headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self.concurrency = max(1, concurrency)
+        self.timeout = timeout
+        self.max_retries = max(0, max_retries)
+        self.backoff = backoff
+        self.vllm_extensions = vllm_extensions  # continue_final_message for answer prefixes
+        served = self._served_models()
+        if model is None:
+            model = served[0]
+        elif model not in served:
+            raise ConfigError(
+                f"unknown model {model!r}: the server at {self.base_url} serves "
+                f"{', '.join(served) or 'no model'}"
+            )
+        self.model = model
+
+    def describe(self) -> dict[str, Any]:
+        return {"backend": self.name, "model": self.model, "base_url": self.base_url}
+
+    def _served_models(self) -> list[str]:
+        try:
+            r = httpx.get(f"{self.base_url}/models", headers=self.headers, timeout=min(self.timeout, 10.0))
+        except httpx.HTTPError as e:
+            raise BackendError(
+                f"cannot reach the LLM server at {self.base_url} ({_why(e)}); {START_HINT}"
+            ) from None
+        if r.status_code in (401, 403):
+            raise ConfigError(f"the LLM server at {self.base_url} refused the API key (HTTP {r.status_code})")
+        if r.status_code != 200:
+            raise BackendError(f"the LLM server at {self.base_url} answered HTTP {r.status_code} to /models")
+        try:
+            return [m["id"] for m in r.json()["data"]]
+        except (ValueError, KeyError, TypeError):
+            raise BackendError(f"{self.base_url}/models did not return an OpenAI model list") from None
+
+    # -- the two primitives -------------------------------------------------------------------
+    def generate(
+        self, reqs: Sequence[GenRequest], on_result: OnResult[GenResult] | None = None
+    ) -> list[GenResult]:
+        def body(req: GenRequest) -> dict[str, Any]:
+            p = req.params
+            b: dict[str, Any] = {
+                "model": self.model,
+                "messages": chat_messages(req.prompt, req.system),
+                "max_tokens": p.max_tokens,
+                "temperature": p.temperature,
+                "top_p": p.top_p,
+            }
+            if p.temperature > 0 and p.seed is not None:
+                b["seed"] = sample_seed(p, req.sample)
+            if p.stop:
+                b["stop"] = list(p.stop)
+            return b
+
+        def parse(req: GenRequest, data: dict[str, Any] | None, status: str, error: str | None) -> GenResult:
+            if data is None:
+                return GenResult(id=req.id, status=status, error=error)  # type: ignore[arg-type]
+            try:
+                choice = data["choices"][0]
+                text = choice["message"]["content"] or ""
+                usage = data.get("usage") or {}
+                return GenResult(
+                    id=req.id,
+                    status="ok",
+                    text=text,
+                    finish_reason=choice.get("finish_reason"),
+                    tokens_in=int(usage.get("prompt_tokens", 0)),
+                    tokens_out=int(usage.get("completion_tokens", 0)),
+                )
+            except (KeyError, IndexError, TypeError, ValueError):
+                return GenResult(id=req.id, status="error", error=f"malformed response: {str(data)[:200]}")
+
+        return self._run_all(reqs, body, parse, on_result)
+
+    def answer_top_tokens(
+        self, reqs: Sequence[ChoiceRequest], k: int, on_item: OnResult[TopTokens] | None = None
+    ) -> list[TopTokens]:
+        def body(req: ChoiceRequest) -> dict[str, Any]:
+            b: dict[str, Any] = {
+                "model": self.model,
+                "max_tokens": 1,
+                "temperature": 0.0,
+                "logprobs": True,
+                "top_logprobs": k,
+                "messages": chat_messages(req.prompt, req.system, req.answer_prefix),
+            }
+            if req.answer_prefix:
+                if not self.vllm_extensions:
+                    raise ConfigError("answer_prefix needs a vLLM server (continue_final_message)")
+                b.update(continue_final_message=True, add_generation_prompt=False)
+            return b
+
+        def parse(
+            req: ChoiceRequest, data: dict[str, Any] | None, status: str, error: str | None
+        ) -> TopTokens:
+            if data is None:
+                return TopTokens(status=status, error=error)  # type: ignore[arg-type]
+            try:
+                first = data["choices"][0]["logprobs"]["content"][0]
+                top = tuple((t["token"], float(t["logprob"])) for t in first["top_logprobs"])
+                n_in = int((data.get("usage") or {}).get("prompt_tokens", 0))
+                return TopTokens(
+                    status="ok", top=top or ((first["token"], float(first["logprob"])),), tokens_in=n_in
+                )
+            except (KeyError, IndexError, TypeError, ValueError):
+                return TopTokens(status="error", error=f"no logprobs in response: {str(data)[:200]}")
+
+        return self._run_all(reqs, body, parse, on_item)
+
+    # -- transport ----------------------------------------------------------------------------
+    def _run_all(
+        self,
+        reqs: Sequence[Any],
+        body: Callable[[Any], dict[str, Any]],
+        parse: Callable[..., Any],
+        on_result: OnResult[Any] | None,
+    ) -> list[Any]:
+        out: list[Any] = [None] * len(reqs)
+
+        def deliver(i: int, res: Any) -> None:
+            out[i] = res
+            if on_result:
+                on_result(i, res)
+
+        coro = self._pool(reqs, body, parse, deliver)
+        try:
+            asyncio.get_running_loop()
+        except RuntimeError:
+            asyncio.run(coro)
+        else:  # called from inside an event loop (e.g. a notebook): run ours in a helper thread
+            err: list[BaseException] = []
+            t = threading.Thread(target=lambda: _capture(err, lambda: asyncio.run(coro)))
+            t.start()
+            t.join()
+            if err:
+                raise err[0]
+        return out
+
+    async def _pool(
+        self,
+        reqs: Sequence[Any],
+        body: Callable[[Any], dict[str, Any]],
+        parse: Callable[..., Any],
+        deliver: Callable[[int, Any], None],
+    ) -> None:
+        queue = iter(range(len(reqs)))
+        down: list[str] = []
+        limits = httpx.Limits(max_connections=self.concurrency, max_keepalive_connections=self.concurrency)
+        async with httpx.AsyncClient(timeout=self.timeout, limits=limits, headers=self.headers) as client:
+
+            async def worker() -> None:
+                for i in queue:
+                    if down:
+                        return
+                    try:
+                        data, status, error = await self._post(client, body(reqs[i]))
+                    except ServerDown as e:
+                        down.append(str(e))
+                        return
+                    deliver(i, parse(reqs[i], data, status, error))
+
+            await asyncio.gather(*(worker() for _ in range(min(self.concurrency, len(reqs)))))
+        if down:
+            raise BackendError(
+                f"the LLM server at {self.base_url} stopped answering ({down[0]}) after "
+                f"{self.max_retries} retries; results so far are saved — {START_HINT}, then rerun "
+                "to resume"
+            )
+
+    async def _post(self, client: httpx.AsyncClient, payload: dict[str, Any]) -> tuple[Any, str, str | None]:
+        """POST with retries. Returns (json, "ok", None) or (None, "error"|"too_long", message)."""
+        url = f"{self.base_url}/chat/completions"
+        last = ""
+        for attempt in range(self.max_retries + 1):
+            if attempt:
+                await asyncio.sleep(self.backoff * 2 ** (attempt - 1))
+            try:
+                r = await client.post(url, json=payload)
+            except (httpx.ConnectError, httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as e:
+                last = _why(e)
+                if attempt == self.max_retries:
+                    raise ServerDown(last) from None
+                continue
+            except httpx.TimeoutException:
+                last = f"timed out after {self.timeout:.0f}s"
+                continue
+            if r.status_code == 200:
+                try:
+                    return r.json(), "ok", None
+                except ValueError:
+                    return None, "error", "response is not JSON"
+            msg = _error_message(r)
+            if r.status_code == 400 and any(s in msg.lower() for s in _TOO_LONG):
+                return None, "too_long", msg[:300]
+            if r.status_code == 404 and "model" in msg.lower():
+                raise ConfigError(f"unknown model {payload.get('model')!r} at {self.base_url}: {msg[:200]}")
+            last = f"HTTP {r.status_code}: {msg[:300]}"
+            if r.status_code != 429 and r.status_code < 500:
+                return None, "error", last  # a client error does not get better by retrying
+        return None, "error", f"{last} (after {self.max_retries} retries)"
+
+
+def _error_message(r: httpx.Response) -> str:
+    try:
+        data = r.json()
+        err = data.get("error", data) if isinstance(data, dict) else data
+        return str(err.get("message", err) if isinstance(err, dict) else err)
+    except ValueError:
+        return r.text[:300]
+
+
+def _why(e: BaseException) -> str:
+    if isinstance(e, httpx.ConnectError):
+        return "connection refused" if "refused" in str(e).lower() or not str(e) else f"cannot connect: {e}"
+    return f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
+
+
+def _capture(err: list[BaseException], fn: Callable[[], Any]) -> None:
+    try:
+        fn()
+    except BaseException as e:
+        err.append(e)

@@ -1,0 +1,181 @@
+"""Records of the LLM layer: requests, results and the run report.
+
+A request carries the *rendered* user message (see ``corpusbench.prompts.render``); the backend
+applies the model's chat template. ``id`` is the caller's label and is not part of the cache key.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+# ok: answered; reject: answered but unusable (empty/malformed choice); too_long: prompt does not fit
+# the model's context (skipped); error: the call failed (recorded, retried on the next run).
+Status = Literal["ok", "reject", "too_long", "error"]
+ChoicePath = Literal["logprobs", "generation", "none"]
+ChoiceMethod = Literal["logprobs", "generation"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SamplingParams:
+    """Sampling settings; part of the cache key. ``temperature=0`` is greedy decoding.
+
+    With ``temperature > 0`` each sample index gets its own seed derived from ``seed``; with
+    ``seed=None`` sampled calls are not reproducible and bypass the cache.
+    """
+
+    temperature: float = 0.0
+    max_tokens: int = 256
+    top_p: float = 1.0
+    seed: int | None = 0
+    stop: tuple[str, ...] = ()
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @property
+    def cacheable(self) -> bool:
+        return self.temperature == 0 or self.seed is not None
+
+
+GREEDY = SamplingParams()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GenRequest:
+    """Free generation for one rendered prompt; ``sample`` numbers repeated draws of the same prompt."""
+
+    id: str
+    prompt: str
+    params: SamplingParams = GREEDY
+    sample: int = 0
+    system: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class GenResult:
+    id: str
+    status: Status
+    text: str = ""
+    finish_reason: str | None = None  # "stop" | "length" | None
+    tokens_in: int = 0
+    tokens_out: int = 0
+    error: str | None = None
+    cached: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ChoiceRequest:
+    """Pick one of ``options`` (e.g. ``("A", "B")`` or ``("yes", "no")``) as the answer to ``prompt``.
+
+    ``method="logprobs"`` reads the log-probabilities of the options at the first answer token
+    (after ``answer_prefix``, e.g. ``"["`` when the prompt asks for a bracketed answer) and falls
+    back to free generation + bracket parsing only if no option is among the top tokens;
+    ``method="generation"`` always generates (up to ``max_tokens``) and parses, as the reference
+    implementation does.
+    """
+
+    id: str
+    prompt: str
+    options: tuple[str, ...] = ("A", "B")
+    method: ChoiceMethod = "logprobs"
+    answer_prefix: str = ""
+    max_tokens: int = 64  # budget of the generation path
+    system: str | None = None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ChoiceResult:
+    id: str
+    status: Status
+    choice: str | None = None
+    path: ChoicePath = "none"  # which read-out decided
+    logprobs: tuple[float | None, ...] = ()  # per option, log-prob at the answer token (None: not in top-k)
+    text: str = ""  # generated text on the generation path
+    tokens_in: int = 0
+    tokens_out: int = 0
+    error: str | None = None
+    cached: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+
+@dataclass(slots=True, kw_only=True)
+class RunReport:
+    """Counters of one run through ``CachedLLM``: fresh calls, cache hits and what came back."""
+
+    calls: int = 0  # requests sent to the backend
+    cache_hits: int = 0
+    ok: int = 0
+    rejects: int = 0  # malformed/empty answers
+    too_long: int = 0  # prompts longer than the context, skipped
+    failures: int = 0  # backend errors (recorded; retried on the next run)
+    retried_errors: int = 0  # requests that had failed in an earlier run and were sent again
+    uncached: int = 0  # sampled without a seed: not cached
+    tokens_in: int = 0  # prompt tokens of fresh calls
+    tokens_out: int = 0  # generated tokens of fresh calls
+    by_path: dict[str, int] = field(default_factory=dict)  # choose: which read-out decided
+    wall_s: float = 0.0
+
+    def add(self, result: GenResult | ChoiceResult) -> None:
+        if result.cached:
+            self.cache_hits += 1
+        else:
+            self.calls += 1
+            self.tokens_in += result.tokens_in
+            self.tokens_out += result.tokens_out
+        match result.status:
+            case "ok":
+                self.ok += 1
+            case "reject":
+                self.rejects += 1
+            case "too_long":
+                self.too_long += 1
+            case "error":
+                self.failures += 1
+        if isinstance(result, ChoiceResult) and result.status == "ok":
+            self.by_path[result.path] = self.by_path.get(result.path, 0) + 1
+
+    def merge(self, other: RunReport) -> None:
+        for name in (
+            "calls",
+            "cache_hits",
+            "ok",
+            "rejects",
+            "too_long",
+            "failures",
+            "retried_errors",
+            "uncached",
+            "tokens_in",
+            "tokens_out",
+            "wall_s",
+        ):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        for k, v in other.by_path.items():
+            self.by_path[k] = self.by_path.get(k, 0) + v
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def result_to_dict(result: GenResult | ChoiceResult) -> dict[str, Any]:
+    d = asdict(result)
+    d.pop("cached")
+    d.pop("id")
+    return d
+
+
+def gen_result_from_dict(req_id: str, d: dict[str, Any], *, cached: bool) -> GenResult:
+    return GenResult(id=req_id, cached=cached, **d)
+
+
+def choice_result_from_dict(req_id: str, d: dict[str, Any], *, cached: bool) -> ChoiceResult:
+    d = dict(d)
+    d["logprobs"] = tuple(d.get("logprobs") or ())
+    return ChoiceResult(id=req_id, cached=cached, **d)
