@@ -1,0 +1,139 @@
+"""Stage 3-4: from checked sentences to drafts (quadruplets before the LLM filter), per subtask.
+
+Each builder counts its items into the funnel (generated -> parsed -> checked -> paired) and
+records every reject with its reason and the raw reply.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from corpusbench.generators.ltswap.checks import token_spans
+from corpusbench.generators.ltswap.funnel import Funnel
+from corpusbench.generators.ltswap.generation import Draft, Outcome, agreement_outcome, pair_words
+from corpusbench.generators.ltswap.records import Candidate, InflectionPair
+from corpusbench.llm.records import GenResult
+
+LEVELS = ("none", "generated", "parsed", "checked")
+Rejects = list[dict[str, Any]]
+WordKey = tuple[str, str]  # form, tag
+
+
+def count(
+    funnel: Funnel, rejects: Rejects, sub: str, b: int, o: Outcome, item: str, res: GenResult | None
+) -> None:
+    """Count one item at every stage it reached; record why it stopped."""
+    for stage in LEVELS[1 : LEVELS.index(o.stage) + 1]:
+        funnel.add(sub, b, stage)
+    if o.stage != "checked":
+        funnel.drop(sub, b, o.reason)
+        rejects.append({"subtask": sub, "item": item, "reason": o.reason, "reply": res.text if res else ""})
+
+
+def wordswap_drafts(
+    words: Sequence[Candidate],
+    outcomes: Mapping[WordKey, Outcome],
+    raw: Mapping[WordKey, GenResult | None],
+    rounds: int,
+    seed: int,
+    lang: str,
+    funnel: Funnel,
+    rejects: Rejects,
+) -> list[Draft]:
+    """Checked words, paired by seeded matchings within (bin, tag)."""
+    groups: dict[tuple[int, str], list[Candidate]] = {}
+    parsed = {}
+    for w in words:
+        o = outcomes[(w.form, w.tag)]
+        count(funnel, rejects, "wordswap", w.bin, o, w.id, raw[(w.form, w.tag)])
+        if o.stage == "checked":
+            groups.setdefault((w.bin, w.tag), []).append(w)
+            parsed[w.form] = o.parsed
+    drafts: list[Draft] = []
+    for (b, _), members in sorted(groups.items()):
+        pairs, rejected = pair_words(members, parsed, rounds, seed, lang)  # type: ignore[arg-type]
+        if rejected:
+            funnel.drop("wordswap", b, "pair_overlap", rejected)
+        funnel.add("wordswap", b, "paired", len(pairs))
+        drafts += pairs
+    return drafts
+
+
+def _forbid(o: Outcome, other: str, lang: str) -> Outcome:
+    """A sentence that also contains the other form would hold both forms after the swap."""
+    if (
+        o.stage == "checked"
+        and o.parsed is not None
+        and any(t.lower() == other for t, _, _ in token_spans(o.parsed.text, lang))
+    ):
+        return Outcome("parsed", "other_word_present")
+    return o
+
+
+def inflswap_drafts(
+    pairs: Sequence[InflectionPair],
+    outcomes: Mapping[WordKey, Outcome],
+    raw: Mapping[WordKey, GenResult | None],
+    lang: str,
+    funnel: Funnel,
+    rejects: Rejects,
+) -> list[Draft]:
+    """Both forms' sentences checked, neither containing the other form."""
+    drafts = []
+    for p in pairs:
+        o1 = _forbid(outcomes[(p.form1, p.tag1)], p.form2, lang)
+        o2 = _forbid(outcomes[(p.form2, p.tag2)], p.form1, lang)
+        worst = min((o1, o2), key=lambda o: LEVELS.index(o.stage))
+        count(
+            funnel,
+            rejects,
+            "inflswap",
+            p.bin,
+            worst,
+            p.id,
+            raw[(p.form1, p.tag1) if worst is o1 else (p.form2, p.tag2)],
+        )
+        if worst.stage == "checked" and o1.parsed is not None and o2.parsed is not None:
+            funnel.add("inflswap", p.bin, "paired")
+            drafts.append(Draft.of_pair("inflswap", p.pos, p, o1.parsed, o2.parsed))
+    return drafts
+
+
+def agrswap_drafts(
+    items: Sequence[tuple[InflectionPair, str, int]],
+    results: Mapping[str, GenResult],
+    vocab: Mapping[str, int],
+    lang: str,
+    funnel: Funnel,
+    rejects: Rejects,
+) -> list[Draft]:
+    """Per (pair, rule) the best stage over its samples is counted; distinct checked samples are all kept."""
+    best: dict[tuple[str, str], tuple[int, str]] = {}  # (pair, rule) -> (level, ..)
+    bins: dict[str, int] = {}
+    seen: set[tuple[str, str]] = set()
+    drafts = []
+    for p, rule, s in items:
+        res = results.get(f"agr:{p.id}:{rule}:{s}")
+        o, cut = agreement_outcome(res, p, rule, vocab, lang)
+        bins[p.id] = p.bin
+        level = LEVELS.index(o.stage)
+        best[(p.id, rule)] = max(best.get((p.id, rule), (0, "")), (level, o.stage))
+        if o.stage != "checked" or cut is None:
+            funnel.drop("agrswap", p.bin, o.reason)
+            rejects.append(
+                {
+                    "subtask": "agrswap",
+                    "item": f"{p.id}:{rule}:{s}",
+                    "reason": o.reason,
+                    "reply": res.text if res else "",
+                }
+            )
+        elif (cut[0].text, cut[1].text) not in seen:
+            seen.add((cut[0].text, cut[1].text))
+            funnel.add("agrswap", p.bin, "paired")
+            drafts.append(Draft.of_pair("agrswap", rule, p, cut[0], cut[1]))
+    for (pid, _), (level, _) in best.items():
+        for stage in LEVELS[1 : level + 1]:
+            funnel.add("agrswap", bins[pid], stage)
+    return drafts

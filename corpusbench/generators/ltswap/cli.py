@@ -1,0 +1,172 @@
+"""``corpusbench ltswap``: LT-Swap quadruplets (WordSwap, InflectionSwap, AgreementSwap) from a corpus."""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+console = Console()
+
+
+def register(app: typer.Typer) -> None:
+    app.command("ltswap")(ltswap)
+
+
+def _csv(value: str | None) -> tuple[str, ...] | None:
+    return tuple(v.strip() for v in value.split(",") if v.strip()) if value else None
+
+
+def _stats_for(corpus: str, stats: Path | None, out: Path, lang: str, workers: int):  # type: ignore[no-untyped-def]
+    """Load ``--stats``, or reuse ``OUT/stats`` if it was computed from the same corpus, else compute it."""
+    from corpusbench.corpus.readers import CorpusSpec, corpus_fingerprint
+    from corpusbench.corpus.stats import StatsParams, compute_stats
+    from corpusbench.corpus.store import CorpusStats
+
+    if stats is not None:
+        return CorpusStats.load(stats)
+    spec = CorpusSpec(path=corpus)
+    target = out / "stats"
+    if (target / "manifest.json").exists():
+        st = CorpusStats.load(target)
+        if st.fingerprint == corpus_fingerprint(spec).as_dict() and st.language == lang:
+            return st
+    console.print(f"computing corpus statistics → {target}")
+    compute_stats(spec, target, StatsParams(lang=lang, workers=workers))
+    return CorpusStats.load(target)
+
+
+def ltswap(
+    corpus: str = typer.Argument(..., help="The corpus (anything `corpusbench stats` reads)."),
+    out: Path = typer.Option(..., "--out", "-o", help="Output folder: <subtask>.parquet, funnel, manifest."),
+    stats: Path | None = typer.Option(
+        None, "--stats", help="A stats folder of CORPUS (default: OUT/stats, computed if missing or stale)."
+    ),
+    llm_backend: str = typer.Option(
+        "transformers",
+        "--llm-backend",
+        help="transformers (local, default), "
+        "vllm-server (at --base-url, or one started for the run without --base-url), openai, vllm-engine.",
+    ),
+    model: str | None = typer.Option(
+        None,
+        "--model",
+        "-m",
+        help="Model folder / hub id, or the served name (default: SmolLM2-135M-Instruct).",
+    ),
+    base_url: str | None = typer.Option(None, "--base-url", help="Server URL for vllm-server/openai."),
+    cache: Path | None = typer.Option(
+        None, "--cache", help="LLM result cache (default OUT/llm-cache.sqlite); a killed run resumes from it."
+    ),
+    max_per_bin: int = typer.Option(
+        200,
+        "--max-per-bin",
+        help="Words per (bin, tag); inflection pairs per (bin, POS); agreement noun pairs per bin.",
+    ),
+    seed: int = typer.Option(0, "--seed", help="Seed of every sampling step."),
+    lang: str = typer.Option("en", "--lang", help="Corpus language (LT-Swap: en)."),
+    subtasks: str | None = typer.Option(
+        None, "--subtasks", help="Comma-separated: wordswap,inflswap,agrswap."
+    ),
+    rules: str | None = typer.Option(
+        None, "--rules", help="AgreementSwap rules: SVSHORT,SVLONG,ANAPHORSHORT,ANAPHORLONG,DET."
+    ),
+    pairs_per_word: int = typer.Option(1, "--pairs-per-word", help="WordSwap quadruplets per word at most."),
+    agreement_samples: int = typer.Option(2, "--agreement-samples", help="Samples per (noun pair, rule)."),
+    max_tokens: int = typer.Option(96, "--max-tokens", help="Generation budget per sentence."),
+    pos_check: bool = typer.Option(
+        True,
+        "--pos-check/--no-pos-check",
+        help="Tag generated sentences and drop targets used as another part of speech.",
+    ),
+    confirm: bool = typer.Option(
+        True,
+        "--confirm-inflections/--no-confirm-inflections",
+        help="Ask the LLM whether each inflection pair is one lemma before generating (paper: yes).",
+    ),
+    batch_size: int = typer.Option(8, "--batch-size", help="transformers backend: prompts per batch."),
+    workers: int = typer.Option(1, "--workers", "-w", help="Workers for the stats step."),
+) -> None:
+    """Generate LT-Swap quadruplets for the rare words of CORPUS (paper §2, Appendices A, C, D)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from corpusbench.generators.ltswap.pipeline import LtswapParams, run_ltswap
+    from corpusbench.llm import LLMSpec, open_llm
+    from corpusbench.llm.api import DEFAULT_BASE_URL
+
+    params = LtswapParams(
+        lang=lang,
+        seed=seed,
+        max_per_bin=max_per_bin,
+        pairs_per_word=pairs_per_word,
+        agreement_samples=agreement_samples,
+        max_tokens=max_tokens,
+        check_pos=pos_check,
+        confirm_inflections=confirm,
+        **{k: v for k, v in (("subtasks", _csv(subtasks)), ("rules", _csv(rules))) if v},
+    )
+    st = _stats_for(corpus, stats, out, lang, workers)
+    err = Console(stderr=True)
+    columns = (
+        TextColumn("[bold]{task.description:<10}[/]"),
+        BarColumn(bar_width=None),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+    )
+    with contextlib.ExitStack() as stack:
+        if llm_backend == "vllm-server" and base_url is None:  # serve the model for this run only
+            from corpusbench.llm.server import DEFAULT_MODEL_DIR, ServerSpec, VLLMServer, free_port
+
+            server_spec = ServerSpec(model=model or str(DEFAULT_MODEL_DIR), port=free_port())
+            err.print(
+                f"starting a vLLM server for {server_spec.name} on {server_spec.base_url} "
+                f"(log {out / 'vllm-server.log'})"
+            )
+            stack.enter_context(VLLMServer(server_spec, out / "vllm-server.log"))
+            base_url, model = server_spec.base_url, server_spec.name
+        spec = LLMSpec(
+            backend=llm_backend,
+            model=model,
+            base_url=base_url or DEFAULT_BASE_URL,
+            cache=cache or out / "llm-cache.sqlite",
+            batch_size=batch_size,
+        )
+        llm = stack.enter_context(open_llm(spec))
+        bar = stack.enter_context(
+            Progress(*columns, console=err, transient=True, disable=not err.is_terminal)
+        )
+        tasks: dict[str, int] = {}
+
+        def progress(stage: str, done: int, total: int) -> None:
+            if stage not in tasks:
+                tasks[stage] = bar.add_task(stage, total=total)
+            bar.update(tasks[stage], completed=done, total=total)
+
+        result = run_ltswap(st, llm, params, out, progress)
+    _print(result)
+
+
+def _print(result) -> None:  # type: ignore[no-untyped-def]
+    from corpusbench.generators.ltswap.funnel import STAGES
+    from corpusbench.generators.ltswap.records import SUBTASKS
+
+    table = Table(title=f"LT-Swap funnel → {result.out}")
+    table.add_column("subtask")
+    for s in STAGES:
+        table.add_column(s[:7], justify="right")
+    for sub in SUBTASKS:
+        t = result.funnel.totals(sub)
+        table.add_row(sub, *(f"{t[s]:,}" for s in STAGES))
+    console.print(table)
+    for sub in SUBTASKS:
+        reasons = ", ".join(f"{r} {n:,}" for r, n in list(result.funnel.reason_totals(sub).items())[:4])
+        empty = "[bold yellow]no quadruplets[/]; " if not result.quadruplets[sub] else ""
+        console.print(f"{sub}: {empty}drops: {reasons or 'none'}", soft_wrap=True)
+    rep = result.manifest.get("llm_report") or {}
+    console.print(
+        f"LLM: {rep.get('calls', 0):,} calls, {rep.get('cache_hits', 0):,} cache hits, "
+        f"{rep.get('failures', 0):,} failures; {result.manifest['seconds']} s"
+    )

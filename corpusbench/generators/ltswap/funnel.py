@@ -1,0 +1,63 @@
+"""Funnel counters: items per subtask x bin at each stage, and drop reasons (the release card's funnel).
+
+Units: WordSwap counts words up to ``checked`` and quadruplets from ``paired`` on; InflectionSwap
+counts inflection pairs (one pair = one quadruplet); AgreementSwap counts (noun pair, rule) items
+up to ``checked`` (an item counts once any of its samples reaches the stage) and quadruplets from
+``paired`` on (distinct samples may give several).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from corpusbench.corpus.bins import LTSWAP_N_BINS, ltswap_bin_label
+from corpusbench.generators.ltswap.records import SUBTASKS
+
+STAGES = ("candidates", "confirmed", "generated", "parsed", "checked", "paired", "kept")
+
+
+class Funnel:
+    def __init__(self) -> None:
+        self.counts: Counter[tuple[str, int, str]] = Counter()
+        self.drops: Counter[tuple[str, int, str]] = Counter()
+
+    def add(self, subtask: str, bin_: int, stage: str, n: int = 1) -> None:
+        if stage not in STAGES:
+            raise ValueError(f"unknown funnel stage {stage!r}")
+        self.counts[(subtask, bin_, stage)] += n
+
+    def upto(self, subtask: str, bin_: int, stage: str) -> None:
+        """Count one item at every stage from ``confirmed`` through ``stage``."""
+        for s in STAGES[1 : STAGES.index(stage) + 1]:
+            self.add(subtask, bin_, s)
+
+    def drop(self, subtask: str, bin_: int, reason: str, n: int = 1) -> None:
+        self.drops[(subtask, bin_, reason)] += n
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One row per subtask x bin (all 11 bins, empty ones included) with a count per stage."""
+        out = []
+        for sub in SUBTASKS:
+            for b in range(LTSWAP_N_BINS):
+                row: dict[str, Any] = {"subtask": sub, "bin": b, "bin_label": ltswap_bin_label(b)}
+                row.update({s: self.counts[(sub, b, s)] for s in STAGES})
+                out.append(row)
+        return out
+
+    def reasons(self) -> list[dict[str, Any]]:
+        return [
+            {"subtask": s, "bin": b, "reason": r, "count": n} for (s, b, r), n in sorted(self.drops.items())
+        ]
+
+    def totals(self, subtask: str) -> dict[str, int]:
+        return {
+            s: sum(n for (sub, _, st), n in self.counts.items() if sub == subtask and st == s) for s in STAGES
+        }
+
+    def reason_totals(self, subtask: str) -> dict[str, int]:
+        c: Counter[str] = Counter()
+        for (sub, _, r), n in self.drops.items():
+            if sub == subtask:
+                c[r] += n
+        return dict(c.most_common())

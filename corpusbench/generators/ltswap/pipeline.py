@@ -1,0 +1,242 @@
+"""The LT-Swap run: candidates -> confirmation -> generation -> checks -> pairing -> LLM filter -> files.
+
+Every LLM call goes through the caller's ``CachedLLM`` (``generate``/``choose``), which commits each
+answer as it arrives: a killed run, started again with the same parameters, re-sends nothing that
+had finished. Everything else is deterministic given (stats, parameters, seed, cached answers).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from corpusbench.corpus.store import CorpusStats
+from corpusbench.errors import ConfigError
+from corpusbench.generators.ltswap.assembly import agrswap_drafts, inflswap_drafts, wordswap_drafts
+from corpusbench.generators.ltswap.candidates import (
+    CandidateReport,
+    build_candidates,
+    inflection_pairs,
+    seeded_sample,
+)
+from corpusbench.generators.ltswap.filtering import assemble, filter_requests, judge, pick_nonce
+from corpusbench.generators.ltswap.funnel import Funnel
+from corpusbench.generators.ltswap.generation import (
+    PosChecker,
+    agreement_request,
+    apply_pos_check,
+    same_lemma_requests,
+    word_outcome,
+    word_request,
+)
+from corpusbench.generators.ltswap.lexicon import EnglishLexicon
+from corpusbench.generators.ltswap.output import manifest, write_run
+from corpusbench.generators.ltswap.records import (
+    AGREEMENT_RULES,
+    SUBTASKS,
+    Candidate,
+    InflectionPair,
+    Quadruplet,
+)
+from corpusbench.llm.records import ChoiceRequest, ChoiceResult, GenRequest, GenResult
+
+log = logging.getLogger(__name__)
+Progress = Callable[[str, int, int], None]  # (stage, done, total)
+Bar = Callable[[int, int], None] | None
+
+
+class LLM(Protocol):
+    """What the generator needs from ``corpusbench.llm.CachedLLM``."""
+
+    def generate(self, reqs: Sequence[GenRequest], progress: Bar = None) -> list[GenResult]: ...
+    def choose(self, reqs: Sequence[ChoiceRequest], progress: Bar = None) -> list[ChoiceResult]: ...
+    def describe(self) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LtswapParams:
+    lang: str = "en"
+    seed: int = 0
+    max_per_bin: int | None = 200  # words per (bin, tag); inflection pairs per (bin, POS); noun pairs per bin
+    subtasks: tuple[str, ...] = SUBTASKS
+    rules: tuple[str, ...] = AGREEMENT_RULES
+    pairs_per_word: int = 1  # WordSwap matching rounds: each word is in at most this many quadruplets
+    agreement_samples: int = 2
+    agreement_temperature: float = 0.5
+    max_tokens: int = 96
+    check_pos: bool = True
+    confirm_inflections: bool = True  # ask the LLM whether each pair is one lemma (off: trust the lexicon)
+    nonce: str = "blick"
+
+    def __post_init__(self) -> None:
+        if self.lang != "en":
+            raise ConfigError(f"LT-Swap supports --lang en only for now (got {self.lang!r})")
+        if bad := set(self.subtasks) - set(SUBTASKS):
+            raise ConfigError(f"unknown subtask(s) {sorted(bad)}; choose from {', '.join(SUBTASKS)}")
+        if bad := set(self.rules) - set(AGREEMENT_RULES):
+            raise ConfigError(
+                f"unknown agreement rule(s) {sorted(bad)}; choose from {', '.join(AGREEMENT_RULES)}"
+            )
+        if self.max_per_bin is not None and self.max_per_bin < 1:
+            raise ConfigError(f"--max-per-bin must be at least 1 (got {self.max_per_bin})")
+        if self.agreement_samples < 1 or self.pairs_per_word < 1:
+            raise ConfigError("--agreement-samples and --pairs-per-word must be at least 1")
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(slots=True, kw_only=True)
+class LtswapResult:
+    out: Path
+    quadruplets: dict[str, list[Quadruplet]]
+    funnel: Funnel
+    candidates: CandidateReport
+    manifest: dict[str, Any]
+    rejects: list[dict[str, Any]] = field(default_factory=list)
+
+
+def sample_items(
+    params: LtswapParams, cands: list[Candidate]
+) -> tuple[list[Candidate], list[InflectionPair], list[InflectionPair]]:
+    """Seeded draws: WordSwap words (with a corpus context), InflectionSwap pairs, agreement noun pairs."""
+    cap, seed, subs = params.max_per_bin, params.seed, params.subtasks
+    words = (
+        seeded_sample(
+            [c for c in cands if c.contexts], lambda c: (c.bin, c.tag), cap, f"{seed}:ws", key=lambda c: c.id
+        )
+        if "wordswap" in subs
+        else []
+    )
+    infl = (
+        seeded_sample(
+            inflection_pairs(cands), lambda p: (p.bin, p.pos), cap, f"{seed}:is", key=lambda p: p.id
+        )
+        if "inflswap" in subs
+        else []
+    )
+    agr = (
+        seeded_sample(
+            inflection_pairs(cands, nouns_only=True), lambda p: p.bin, cap, f"{seed}:as", key=lambda p: p.id
+        )
+        if "agrswap" in subs
+        else []
+    )
+    return words, infl, agr
+
+
+def _bar(progress: Progress | None, stage: str) -> Bar:
+    return None if progress is None else (lambda done, total: progress(stage, done, total))
+
+
+def _confirm(
+    llm: LLM, params: LtswapParams, pairs: dict[str, InflectionPair], progress: Progress | None
+) -> dict[str, str]:
+    """pair id -> "" if confirmed as one lemma (both orders answered yes), else the drop reason."""
+    if not params.confirm_inflections:
+        return dict.fromkeys(pairs, "")
+    reqs = {pid: same_lemma_requests(p) for pid, p in pairs.items()}
+    flat = [r for rs in reqs.values() for r in rs]
+    answers = dict(
+        zip([r.id for r in flat], llm.choose(flat, _bar(progress, "confirm")) if flat else [], strict=True)
+    )
+    out = {}
+    for pid, rs in reqs.items():
+        res = [answers[r.id] for r in rs]
+        out[pid] = (
+            "confirm_no_answer"
+            if not all(r.ok for r in res)
+            else ""
+            if all(r.choice == "yes" for r in res)
+            else "not_same_lemma"
+        )
+    return out
+
+
+def run_ltswap(
+    stats: CorpusStats, llm: LLM, params: LtswapParams, out: str | Path, progress: Progress | None = None
+) -> LtswapResult:
+    """Build the three LT-Swap subtasks from ``stats`` with ``llm``; write them to ``out``."""
+    t0 = time.perf_counter()
+    out = Path(out)
+    if stats.language != params.lang:
+        raise ConfigError(f"{stats.path}: stats are for language {stats.language!r}, not {params.lang!r}")
+    vocab = stats.vocabulary
+    lexicon = EnglishLexicon()
+    cands, cand_report = build_candidates(stats, lexicon, _bar(progress, "candidates"))
+    words, infl, agr = sample_items(params, cands)
+    funnel: Funnel = Funnel()
+    rejects: list[dict[str, Any]] = []
+    for w in words:
+        funnel.add("wordswap", w.bin, "candidates")
+        funnel.add("wordswap", w.bin, "confirmed")
+
+    verdicts = _confirm(llm, params, {p.id: p for p in infl + agr}, progress)
+    kept: dict[str, list[InflectionPair]] = {"inflswap": [], "agrswap": []}
+    for sub, pairs, n in (("inflswap", infl, 1), ("agrswap", agr, len(params.rules))):
+        for p in pairs:
+            funnel.add(sub, p.bin, "candidates", n)
+            if verdicts[p.id]:
+                funnel.drop(sub, p.bin, verdicts[p.id], n)
+            else:
+                funnel.add(sub, p.bin, "confirmed", n)
+                kept[sub].append(p)
+    infl, agr = kept["inflswap"], kept["agrswap"]
+
+    # generation: one batch for all subtasks (identical prompts share one call through the cache)
+    pos_of = {(w.form, w.tag): w.pos for w in words}
+    for p in infl:
+        pos_of |= {(p.form1, p.tag1): p.pos, (p.form2, p.tag2): p.pos}
+    word_keys = sorted(pos_of)
+    reqs = [word_request(f, t, params.max_tokens) for f, t in word_keys]
+    agr_items = [(p, rule, s) for p in agr for rule in params.rules for s in range(params.agreement_samples)]
+    reqs += [
+        agreement_request(p, rule, s, params.agreement_temperature, params.seed, params.max_tokens + 64)
+        for p, rule, s in agr_items
+    ]
+    results = dict(zip([r.id for r in reqs], llm.generate(reqs, _bar(progress, "generate")), strict=True))
+    raw = {k: results.get(f"word:{k[0]}/{k[1]}") for k in word_keys}
+    checker = PosChecker(params.lang) if params.check_pos and word_keys else None
+    outcomes = apply_pos_check(
+        {k: word_outcome(raw[k], k[0], vocab, params.lang) for k in word_keys}, pos_of, checker
+    )
+    drafts = wordswap_drafts(
+        words, outcomes, raw, params.pairs_per_word, params.seed, params.lang, funnel, rejects
+    )
+    drafts += inflswap_drafts(infl, outcomes, raw, params.lang, funnel, rejects)
+    drafts += agrswap_drafts(agr_items, results, vocab, params.lang, funnel, rejects)
+
+    # the LLM filter: 4 prompts per draft, all must be right
+    nonce = pick_nonce(params.nonce, vocab)
+    flat = [r for d in drafts for r in filter_requests(d, nonce)]
+    answers = llm.choose(flat, _bar(progress, "filter")) if flat else []
+    quads: dict[str, list[Quadruplet]] = {s: [] for s in SUBTASKS}
+    for n, d in enumerate(drafts):
+        verdict, margin = judge(answers[4 * n : 4 * n + 4])
+        if verdict.ok:
+            funnel.add(d.subtask, d.bin, "kept")
+            quads[d.subtask].append(assemble(d, margin))
+        else:
+            funnel.drop(d.subtask, d.bin, verdict.reason)
+    for s in quads:
+        quads[s].sort(key=lambda q: (q.bin, q.rule, q.w1, q.w2, q.id))
+    meta = manifest(
+        stats=stats,
+        llm=llm,
+        params=params.as_dict(),
+        nonce=nonce,
+        lexicon=lexicon.describe(),
+        cand_report=cand_report,
+        funnel=funnel,
+        quads=quads,
+        seconds=time.perf_counter() - t0,
+    )
+    write_run(out, quads, cands, funnel, rejects, meta)
+    log.info("ltswap: %s quadruplets in %.1fs", {s: len(q) for s, q in quads.items()}, meta["seconds"])
+    return LtswapResult(
+        out=out, quadruplets=quads, funnel=funnel, candidates=cand_report, manifest=meta, rejects=rejects
+    )

@@ -1,0 +1,46 @@
+"""The LT-Swap prompts: names, rendering and hashes.
+
+Templates live in ``corpusbench/prompts/ltswap/<purpose>.v1.j2`` and are rendered by the shared
+``corpusbench.prompts.render`` (strict undefined variables); their hashes go into the provenance.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from corpusbench import prompts
+
+WORD = "ltswap/word_sentence.v1"
+SAME_LEMMA = "ltswap/same_lemma.v1"
+FILTER_NONCE = "ltswap/filter_nonce.v1"
+FILTER_GRAMMATICAL = "ltswap/filter_grammatical.v1"
+AGREEMENT = {
+    "SVSHORT": "ltswap/agreement_sv_short.v1",
+    "SVLONG": "ltswap/agreement_sv_long.v1",
+    "ANAPHORSHORT": "ltswap/agreement_anaphor_short.v1",
+    "ANAPHORLONG": "ltswap/agreement_anaphor_long.v1",
+    "DET": "ltswap/agreement_det.v1",
+}
+ALL = (WORD, SAME_LEMMA, FILTER_NONCE, FILTER_GRAMMATICAL, *AGREEMENT.values())
+
+POS_DESCRIPTIONS = {
+    "NN": "noun",
+    "NNS": "plural noun",
+    "VB": "verb (base form)",
+    "VBD": "verb in the past tense",
+    "VBG": "verb in the -ing form",
+    "VBZ": "verb in the third person singular present tense",
+}
+
+
+def render(name: str, **variables: Any) -> str:
+    """Render template ``name`` (e.g. ``ltswap/word_sentence.v1``); a missing variable is a ConfigError."""
+    return prompts.render(name, **variables)
+
+
+def template_hash(name: str) -> str:
+    return prompts.template_hash(name)
+
+
+def prompt_hashes() -> dict[str, str]:
+    return {name: template_hash(name) for name in ALL}
