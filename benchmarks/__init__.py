@@ -1,0 +1,1 @@
+"""Benchmarks (``make bench``): ratios against named baselines, measured in one run."""

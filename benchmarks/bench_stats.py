@@ -1,0 +1,297 @@
+"""``corpusbench stats`` versus LT-Swap's reference counting step, in one run on one corpus.
+
+    python -m benchmarks.bench_stats [--words 1000000] [--scale 1,3,10] [--no-spacy]
+
+Builds a deterministic ~``--words`` corpus from the embedded default (KJV and Shakespeare lines
+interleaved, cut into ``--files`` files), then times each configuration in a fresh subprocess
+(wall time of the work; peak RSS of the process tree, children included, sampled with psutil):
+the reference method (per-file pool, split on '.', ``word_tokenize`` + ``pos_tag``) at 1 and 2
+workers, the same method with corpusbench's tokenizer and tagger (its output must be identical:
+that checks our components), ``compute_stats`` with the NLTK tagger at 1 and 2 workers, and with
+spaCy. Agreement: per-form token counts of the two real outputs, and per-line tags and
+(form, collapsed POS) counts where the two tokenisations agree. Then 1x -> Nx scaling of
+``compute_stats`` on the corpus repeated. Writes ``benchmarks/results/bench_stats.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results"
+os.environ.setdefault("NLTK_DATA", str(ROOT / "nltk_data"))
+
+
+# ---------------------------------------------------------------- corpus
+def build_corpus(src: Path, dst: Path, words: int, n_files: int) -> int:
+    """Interleave KJV and Shakespeare lines up to ``words`` words, cut into ``n_files`` files."""
+    if (dst / ".done").exists():
+        return int((dst / ".done").read_text())
+    streams = []
+    for sub in ("kjv", "shakespeare"):
+        lines = [ln for p in sorted((src / sub).glob("*.txt")) for ln in p.read_text("utf-8").splitlines()]
+        streams.append([ln for ln in lines if ln.strip()])
+    picked: list[str] = []
+    total = 0
+    for i in range(max(map(len, streams))):
+        for s in streams:
+            if i < len(s) and total < words:
+                picked.append(s[i])
+                total += len(s[i].split())
+    shutil.rmtree(dst, ignore_errors=True)
+    dst.mkdir(parents=True)
+    per_file = total / n_files
+    acc, k, buf = 0, 0, []
+    for ln in picked:
+        buf.append(ln)
+        acc += len(ln.split())
+        if acc >= per_file * (k + 1) and k < n_files - 1:
+            (dst / f"part-{k:02d}.txt").write_text("\n".join(buf) + "\n", "utf-8")
+            k, buf = k + 1, []
+    (dst / f"part-{k:02d}.txt").write_text("\n".join(buf) + "\n", "utf-8")
+    (dst / ".done").write_text(str(total))
+    return total
+
+
+def repeat_corpus(src: Path, dst: Path, times: int) -> Path:
+    if (dst / ".done").exists():
+        return dst
+    shutil.rmtree(dst, ignore_errors=True)
+    for r in range(times):
+        (dst / f"copy-{r:02d}").mkdir(parents=True)
+        for p in sorted(src.glob("*.txt")):
+            shutil.copyfile(p, dst / f"copy-{r:02d}" / p.name)
+    (dst / ".done").write_text(str(times))
+    return dst
+
+
+# ---------------------------------------------------------------- child runs
+def _child(kind: str, workers: int, corpus: str, out: str) -> dict[str, Any]:
+    t0 = time.perf_counter()
+    if kind in ("reference", "reference-fast"):
+        from benchmarks.reference_counting import count_corpus
+
+        tokens = count_corpus(corpus, out, workers, impl="fast" if kind == "reference-fast" else "nltk")
+    else:
+        from corpusbench.corpus.readers import CorpusSpec
+        from corpusbench.corpus.stats import StatsParams, compute_stats
+
+        report = compute_stats(CorpusSpec(path=corpus), out, StatsParams(tagger=kind, workers=workers))
+        tokens = report.tokens
+    return {"seconds": time.perf_counter() - t0, "tokens": tokens}
+
+
+def run_measured(kind: str, workers: int, corpus: Path, out: Path) -> dict[str, Any]:
+    """Run one configuration in a subprocess: wall time of the work (from the child), peak RSS of the
+    process tree (sampled here every 50 ms) and CPU seconds of the tree (start-up included)."""
+    import psutil
+
+    shutil.rmtree(out, ignore_errors=True)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cmd = [sys.executable, "-m", "benchmarks.bench_stats", "--child", kind, "--workers", str(workers),
+           "--corpus", str(corpus), "--child-out", str(out)]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    peak = 0
+    stop = threading.Event()
+
+    def sample() -> None:
+        nonlocal peak
+        try:
+            p = psutil.Process(proc.pid)
+            while not stop.is_set():
+                rss = 0
+                for q in [p, *p.children(recursive=True)]:
+                    with contextlib.suppress(psutil.Error):
+                        rss += q.memory_info().rss
+                peak = max(peak, rss)
+                time.sleep(0.05)
+        except psutil.Error:
+            return
+
+    th = threading.Thread(target=sample, daemon=True)
+    th.start()
+    stdout, _ = proc.communicate()
+    stop.set()
+    th.join()
+    if proc.returncode != 0:
+        raise RuntimeError(f"benchmark run {kind} x{workers} failed (exit {proc.returncode})")
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    res = json.loads(stdout.strip().splitlines()[-1])
+    res["peak_rss_mib"] = peak / 2**20
+    # CPU seconds of the whole process tree (less sensitive than wall time to a busy shared machine)
+    res["cpu_s"] = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    return res
+
+
+# ---------------------------------------------------------------- agreement
+def form_count_agreement(ref_out: Path, ours_out: Path) -> dict[str, float]:
+    """Per-form token counts: reference vocabulary vs ``counts.parquet`` summed over tags."""
+    import pandas as pd
+
+    from benchmarks.reference_counting import load_counts
+
+    _, ref = load_counts(ref_out)
+    ours = pd.read_parquet(ours_out / "counts.parquet").groupby("form")["count"].sum().to_dict()
+    forms = [f for f in ref.keys() | ours.keys() if "." not in f]  # the reference drops every '.'
+    same = [f for f in forms if ref.get(f, 0) == ours.get(f, 0)]
+    mass = sum(ref.get(f, 0) for f in forms)
+    diff = sum(abs(ref.get(f, 0) - ours.get(f, 0)) for f in forms)
+    return {"forms": len(forms), "forms_same_count_pct": 100 * len(same) / len(forms),
+            "abs_count_difference_pct_of_tokens": 100 * diff / mass}
+
+
+def line_agreement(corpus: Path) -> dict[str, float]:
+    """Per line: tokens equal up to '.'-tokens? Then same tags, same (form, collapsed POS) counts?"""
+    from benchmarks.reference_counting import format_pos
+    from corpusbench.corpus.fasttag import FastPerceptronTagger
+    from corpusbench.corpus.tokenize import split_sentences, tokenize
+
+    tagger = FastPerceptronTagger()
+    lines = [ln for p in sorted(corpus.glob("*.txt")) for ln in p.read_text("utf-8").splitlines()]
+    ref_sents, ours_sents, ref_span, ours_span = [], [], [], []
+    for ln in lines:
+        a = len(ref_sents)
+        for piece in ln.replace("\t", " ").split("."):
+            ref_sents.append([t for s in split_sentences(piece, "en") for t in tokenize(s, "en")])
+        ref_span.append((a, len(ref_sents)))
+        a = len(ours_sents)
+        ours_sents += [tokenize(s, "en") for s in split_sentences(ln, "en")]
+        ours_span.append((a, len(ours_sents)))
+    ref_tags, ours_tags = tagger.tag_sents(ref_sents), tagger.tag_sents(ours_sents)
+    n_lines = same_lines = tok_total = tok_same_tag = 0
+    ref_c: Counter[tuple[str, str]] = Counter()
+    ours_c: Counter[tuple[str, str]] = Counter()
+    for (ra, rb), (oa, ob) in zip(ref_span, ours_span, strict=True):
+        n_lines += 1
+        r = [(w, t) for s, ts in zip(ref_sents[ra:rb], ref_tags[ra:rb], strict=True)
+             for w, t in zip(s, ts, strict=True)]
+        o = [(w, t) for s, ts in zip(ours_sents[oa:ob], ours_tags[oa:ob], strict=True)
+             for w, t in zip(s, ts, strict=True) if w.strip(".")]
+        if [w for w, _ in r] != [w for w, _ in o]:
+            continue
+        same_lines += 1
+        tok_total += len(r)
+        tok_same_tag += sum(x[1] == y[1] for x, y in zip(r, o, strict=True))
+        ref_c.update((w.lower(), format_pos(t, w.lower())) for w, t in r)
+        ours_c.update((w.lower(), format_pos(t, w.lower())) for w, t in o)
+    keys = ref_c.keys() | ours_c.keys()
+    return {"lines": n_lines, "lines_same_tokens_pct": 100 * same_lines / n_lines,
+            "tokens_in_those_lines": tok_total, "same_ptb_tag_pct": 100 * tok_same_tag / max(tok_total, 1),
+            "form_pos_keys_same_count_pct": 100 * sum(ref_c[k] == ours_c[k] for k in keys)
+            / max(len(keys), 1),
+            "form_pos_count_overlap_pct": 100 * sum(min(ref_c[k], ours_c[k]) for k in keys)
+            / max(tok_total, 1)}
+
+
+def same_reference_output(a: Path, b: Path) -> bool:
+    from benchmarks.reference_counting import load_counts
+
+    return load_counts(a) == load_counts(b)
+
+
+# ---------------------------------------------------------------- report
+def print_table(res: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(width=max(Console().width, 130))
+    t = Table(title=f"corpus statistics: {res['corpus_words']:,} words, {res['files']} files")
+    for col in ("run", "workers", "wall s", "words/s", "x reference", "CPU s", "x ref CPU", "peak RSS MiB"):
+        t.add_column(col, justify="left" if col == "run" else "right")
+    for r in res["runs"]:
+        ratio = f"{r['x_reference']:.1f}" if r.get("x_reference") else "-"
+        cpu_ratio = f"{r['x_reference_cpu']:.1f}" if r.get("x_reference_cpu") else "-"
+        t.add_row(r["run"], str(r["workers"]), f"{r['seconds']:.1f}", f"{r['words_per_s']:,.0f}", ratio,
+                  f"{r['cpu_s']:.1f}", cpu_ratio, f"{r['peak_rss_mib']:.0f}")
+    console.print(t)
+    if res.get("scaling"):
+        s = Table(title="scaling: corpusbench stats --tagger nltk")
+        for col in ("words", "workers", "wall s", "words/s", "s per 1M words", "CPU s", "peak RSS MiB"):
+            s.add_column(col, justify="right")
+        for r in res["scaling"]:
+            s.add_row(f"{r['words']:,}", str(r["workers"]), f"{r['seconds']:.1f}", f"{r['words_per_s']:,.0f}",
+                      f"{1e6 * r['seconds'] / r['words']:.2f}", f"{r['cpu_s']:.1f}",
+                      f"{r['peak_rss_mib']:.0f}")
+        console.print(s)
+    for key in ("pyspellchecker", "load_avg_at_start", "load_avg_at_end", "reference_fast_identical",
+                "form_count_agreement", "line_agreement"):
+        if key in res:
+            console.print(f"{key}: {res[key]}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--words", type=int, default=1_000_000)
+    ap.add_argument("--files", type=int, default=8)
+    ap.add_argument("--scale", default="1,3,10", help="corpus repetitions for the scaling runs ('' = none)")
+    ap.add_argument("--scale-workers", type=int, default=2)
+    ap.add_argument("--no-spacy", action="store_true")
+    ap.add_argument("--no-reference", action="store_true")
+    ap.add_argument("--out", type=Path, default=RESULTS)
+    ap.add_argument("--child", help=argparse.SUPPRESS)
+    ap.add_argument("--workers", type=int, default=1, help=argparse.SUPPRESS)
+    ap.add_argument("--corpus", help=argparse.SUPPRESS)
+    ap.add_argument("--child-out", help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.child:
+        print(json.dumps(_child(args.child, args.workers, args.corpus, args.child_out)))
+        return
+
+    work = args.out / "work"
+    corpus = work / f"corpus-{args.words}"
+    n_words = build_corpus(ROOT / "data" / "default", corpus, args.words, args.files)
+    from benchmarks.reference_counting import spellchecker_available
+
+    res: dict[str, Any] = {"corpus_words": n_words, "files": args.files, "cpu_count": os.cpu_count(),
+                           "load_avg_at_start": os.getloadavg(), "pyspellchecker": spellchecker_available(),
+                           "runs": []}
+    plan = [] if args.no_reference else [("reference", "reference (word_tokenize+pos_tag)", w)
+                                         for w in (1, 2)]
+    plan += [("reference-fast", "reference method, corpusbench tokenizer+tagger", 1)]
+    plan += [("nltk", "corpusbench stats --tagger nltk", w) for w in (1, 2)]
+    plan += [] if args.no_spacy else [("spacy", "corpusbench stats --tagger spacy", w) for w in (1, 2)]
+    ref_speed: dict[int, float] = {}
+    ref_cpu: dict[int, float] = {}
+    for kind, label, w in plan:
+        print(f"running {label} x{w} ...", flush=True)
+        r = run_measured(kind, w, corpus, work / f"out-{kind}-{w}")
+        r.update(run=label, kind=kind, workers=w, words_per_s=n_words / r["seconds"])
+        if kind == "reference":
+            ref_speed[w] = r["words_per_s"]
+            ref_cpu[w] = r["cpu_s"]
+        if w in ref_speed:
+            r["x_reference"] = r["words_per_s"] / ref_speed[w]
+            r["x_reference_cpu"] = ref_cpu[w] / r["cpu_s"]
+        res["runs"].append(r)
+    if not args.no_reference:
+        res["reference_fast_identical"] = same_reference_output(work / "out-reference-1",
+                                                                work / "out-reference-fast-1")
+        res["form_count_agreement"] = form_count_agreement(work / "out-reference-1", work / "out-nltk-1")
+    res["line_agreement"] = line_agreement(corpus)
+    res["scaling"] = []
+    for k in [int(x) for x in args.scale.split(",") if x.strip()]:
+        rep = corpus if k == 1 else repeat_corpus(corpus, work / f"corpus-{args.words}-x{k}", k)
+        print(f"scaling x{k} ...", flush=True)
+        r = run_measured("nltk", args.scale_workers, rep, work / "out-scale")
+        r.update(words=n_words * k, workers=args.scale_workers, words_per_s=n_words * k / r["seconds"])
+        res["scaling"].append(r)
+    res["load_avg_at_end"] = os.getloadavg()
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "bench_stats.json").write_text(json.dumps(res, indent=2) + "\n", "utf-8")
+    print_table(res)
+
+
+if __name__ == "__main__":
+    main()
