@@ -18,21 +18,33 @@ def register(app: typer.Typer) -> None:
 
 
 def stats(
-    corpus: str = typer.Argument(..., help="Text file or folder (.txt/.gz/.zst/.jsonl/.parquet/.cha), a saved HF "
-                                 "dataset folder, or a Hub dataset id ORG/NAME."),
+    corpus: str = typer.Argument(
+        ...,
+        help="Text file or folder (.txt/.gz/.zst/.jsonl/.parquet/.cha), a saved HF "
+        "dataset folder, or a Hub dataset id ORG/NAME.",
+    ),
     out: Path = typer.Option(..., "--out", "-o", help="Output folder (written atomically)."),
     lang: str = typer.Option("en", "--lang", help="Language: en, fr or de."),
-    tagger: str | None = typer.Option(None, "--tagger", help="nltk (en, LT-Swap), spacy (en/fr, FIT-CLAMS) or "
-                                      "hanta (de). Default: nltk for en, spacy for fr, hanta for de."),
+    tagger: str | None = typer.Option(
+        None,
+        "--tagger",
+        help="nltk (en, LT-Swap), spacy (en/fr, FIT-CLAMS) or "
+        "hanta (de). Default: nltk for en, spacy for fr, hanta for de.",
+    ),
     spacy_model: str | None = typer.Option(None, "--spacy-model", help="spaCy pipeline name to load."),
-    workers: int = typer.Option(1, "--workers", "-w", help="Worker processes (identical output for any number)."),
+    workers: int = typer.Option(
+        1, "--workers", "-w", help="Worker processes (identical output for any number)."
+    ),
     reader: str = typer.Option("auto", "--reader", help=f"One of: {', '.join(READERS)}."),
     text_field: str = typer.Option("text", "--text-field", help="Text field of jsonl/parquet/dataset rows."),
     split: str = typer.Option("train", "--split", help="Dataset split (HF datasets)."),
     config: str | None = typer.Option(None, "--config", help="Dataset config name (Hub datasets)."),
     revision: str | None = typer.Option(None, "--revision", help="Dataset revision (Hub datasets)."),
-    doc_unit: str = typer.Option("line", "--doc-unit", help="Text files: 'line' (one document per line) or "
-                                 "'paragraph' (blank-line separated)."),
+    doc_unit: str = typer.Option(
+        "line",
+        "--doc-unit",
+        help="Text files: 'line' (one document per line) or 'paragraph' (blank-line separated).",
+    ),
     encoding: str = typer.Option("utf-8", "--encoding", help="Text encoding of the corpus files."),
     max_line_bytes: int = typer.Option(1_000_000, "--max-line-bytes", help="Longest accepted line."),
     contexts: int = typer.Option(2, "--contexts-per-form", help="Context sentences kept per noun/verb form."),
@@ -42,22 +54,39 @@ def stats(
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TransferSpeedColumn
 
     from corpusbench.corpus.readers import CorpusSpec, resolve_reader
-    from corpusbench.corpus.taggers import check_tagger
     from corpusbench.corpus.stats import StatsParams, compute_stats
+    from corpusbench.corpus.taggers import check_tagger
 
-    spec = CorpusSpec(path=corpus, reader=reader, text_field=text_field, split=split, config=config,
-                      revision=revision, encoding=encoding, doc_unit=doc_unit, max_line_bytes=max_line_bytes,
-                      limit=limit)
-    params = StatsParams(lang=lang, tagger=tagger, spacy_model=spacy_model, workers=workers, max_contexts=contexts)
+    spec = CorpusSpec(
+        path=corpus,
+        reader=reader,
+        text_field=text_field,
+        split=split,
+        config=config,
+        revision=revision,
+        encoding=encoding,
+        doc_unit=doc_unit,
+        max_line_bytes=max_line_bytes,
+        limit=limit,
+    )
+    params = StatsParams(
+        lang=lang, tagger=tagger, spacy_model=spacy_model, workers=workers, max_contexts=contexts
+    )
     check_tagger(params.tagger, params.lang)  # fail before the progress bar starts
     resolve_reader(spec)
-    columns = (TextColumn("[bold]stats[/]"), BarColumn(bar_width=None), TextColumn("{task.fields[docs]:,} docs"),
-               TransferSpeedColumn(), TimeElapsedColumn())
+    columns = (
+        TextColumn("[bold]stats[/]"),
+        BarColumn(bar_width=None),
+        TextColumn("{task.fields[docs]:,} docs"),
+        TransferSpeedColumn(),
+        TimeElapsedColumn(),
+    )
     err = Console(stderr=True)
     with Progress(*columns, console=err, transient=True, disable=not err.is_terminal) as bar:
         task = bar.add_task("stats", total=None, docs=0)
-        report = compute_stats(spec, out, params,
-                               progress=lambda docs, nbytes: bar.update(task, completed=nbytes, docs=docs))
+        report = compute_stats(
+            spec, out, params, progress=lambda docs, nbytes: bar.update(task, completed=nbytes, docs=docs)
+        )
     table = Table(title=f"corpus statistics → {report.out}", show_header=True)
     table.add_column("measure")
     table.add_column("value", justify="right")
@@ -65,7 +94,10 @@ def stats(
     rows = [
         ("corpus", corpus),
         ("fingerprint", m["corpus"]["fingerprint"]["sha256"][:16]),
-        ("tagger", f"{m['tagger']['name']} ({m['tagger'].get('pipeline') or m['tagger'].get('implementation', '')})"),
+        (
+            "tagger",
+            f"{m['tagger']['name']} ({m['tagger'].get('pipeline') or m['tagger'].get('implementation', '')})",
+        ),
         ("documents", f"{report.documents:,}"),
         ("sentences", f"{report.sentences:,}"),
         ("tokens", f"{report.tokens:,}"),

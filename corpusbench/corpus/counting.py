@@ -50,33 +50,33 @@ class PartialStats:
         if kept is None:
             self.contexts[key] = [ctx]
             return
+        if len(kept) >= self.max_contexts and not _better(ctx, kept[-1]):
+            return  # cheap early exit: most offers lose to what is kept
         if ctx in kept:
             return
-        if len(kept) < self.max_contexts:
-            kept.append(ctx)
-            kept.sort(key=lambda c: (-c[0], c[1], c[2]))
-        elif _better(ctx, kept[-1]):
-            kept[-1] = ctx
-            kept.sort(key=lambda c: (-c[0], c[1], c[2]))
+        if len(kept) >= self.max_contexts:
+            kept.pop()
+        kept.append(ctx)
+        kept.sort(key=lambda c: (-c[0], c[1], c[2]))
 
     def add_sentence(self, sent: Sentence) -> None:
         self.sentences += 1
         self.tokens += len(sent)
-        forms = [tok[0].lower() for tok in sent]
-        counts = self.counts
-        vocab = self.vocab
-        for tok, form in zip(sent, forms, strict=True):
-            counts[(form, tok[1], tok[2], tok[3], tok[4])] += 1
-            if form.isalpha():
-                vocab[form] += 1
-            else:
-                vocab.update(vocab_pieces(form))
-        self._add_contexts(sent, forms)
+        texts, tags, poss, lemmas, morphs = zip(*sent, strict=True)
+        forms = [t.lower() for t in texts]
+        self.counts.update(zip(forms, tags, poss, lemmas, morphs, strict=True))  # counted in C
+        alpha = [f for f in forms if f.isalpha()]
+        self.vocab.update(alpha)
+        if len(alpha) != len(forms):
+            for f in forms:
+                if not f.isalpha():
+                    self.vocab.update(vocab_pieces(f))
+        n = len(sent)
+        if n >= MIN_CONTEXT_TOKENS and any(p in CONTEXT_POS for p in poss):
+            self._add_contexts(sent, forms)
 
     def _add_contexts(self, sent: Sentence, forms: list[str]) -> None:
         n = len(sent)
-        if n < MIN_CONTEXT_TOKENS:
-            return
         candidates = [i for i, tok in enumerate(sent) if tok[2] in CONTEXT_POS and forms[i].isalpha()]
         if not candidates:
             return
@@ -84,15 +84,16 @@ class PartialStats:
             return
         once = Counter(forms)
         words = [tok[0] for tok in sent]
+        joined = " ".join(words) if n <= MAX_CONTEXT_TOKENS else ""
         for i in candidates:
             if once[forms[i]] != 1:
                 continue
             if n > MAX_CONTEXT_TOKENS:  # a window of 128 tokens centred on the word
                 lo = min(max(0, i - MAX_CONTEXT_TOKENS // 2), n - MAX_CONTEXT_TOKENS)
-                window, idx = words[lo : lo + MAX_CONTEXT_TOKENS], i - lo
+                ctx = (MAX_CONTEXT_TOKENS, " ".join(words[lo : lo + MAX_CONTEXT_TOKENS]), i - lo)
             else:
-                window, idx = words, i
-            self.offer_context((forms[i], sent[i][1]), (len(window), " ".join(window), idx))
+                ctx = (n, joined, i)
+            self.offer_context((forms[i], sent[i][1]), ctx)
 
     def merge(self, other: PartialStats) -> PartialStats:
         self.counts.update(other.counts)

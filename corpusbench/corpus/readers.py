@@ -55,9 +55,17 @@ class CorpusSpec:
             raise ConfigError(f"unknown document unit {self.doc_unit!r}; choose 'line' or 'paragraph'")
 
     def as_dict(self) -> dict[str, object]:
-        return {"path": self.path, "reader": self.reader, "text_field": self.text_field, "split": self.split,
-                "config": self.config, "revision": self.revision, "encoding": self.encoding,
-                "doc_unit": self.doc_unit, "limit": self.limit}
+        return {
+            "path": self.path,
+            "reader": self.reader,
+            "text_field": self.text_field,
+            "split": self.split,
+            "config": self.config,
+            "revision": self.revision,
+            "encoding": self.encoding,
+            "doc_unit": self.doc_unit,
+            "limit": self.limit,
+        }
 
 
 def _suffixes(path: Path) -> tuple[str, str]:
@@ -88,12 +96,21 @@ def resolve_reader(spec: CorpusSpec) -> str:
         return spec.reader
     p = Path(spec.path)
     if p.is_dir():
-        if (p / "dataset_info.json").exists() or (p / "dataset_dict.json").exists() or (p / "state.json").exists():
+        if (
+            (p / "dataset_info.json").exists()
+            or (p / "dataset_dict.json").exists()
+            or (p / "state.json").exists()
+        ):
             return "hf-disk"
         return "files"
     if p.is_file():
         return file_kind(p) or "text"
-    if not p.exists() and "/" in spec.path and not spec.path.startswith((".", "/", "~")) and spec.path.count("/") == 1:
+    if (
+        not p.exists()
+        and "/" in spec.path
+        and not spec.path.startswith((".", "/", "~"))
+        and spec.path.count("/") == 1
+    ):
         return "hub"
     raise InputError(f"{spec.path}: no such file or directory")
 
@@ -124,8 +141,9 @@ def _open_binary(path: Path) -> BinaryIO:
     return open(path, "rb")
 
 
-def iter_lines(path: Path, *, encoding: str = "utf-8", max_line_bytes: int = 1_000_000,
-               display: str | None = None) -> Iterator[tuple[int, str]]:
+def iter_lines(
+    path: Path, *, encoding: str = "utf-8", max_line_bytes: int = 1_000_000, display: str | None = None
+) -> Iterator[tuple[int, str]]:
     """(1-based line number, decoded line without newline); binary and bad input raise ``InputError``."""
     where = display or str(path)
     try:
@@ -149,15 +167,19 @@ def iter_lines(path: Path, *, encoding: str = "utf-8", max_line_bytes: int = 1_0
                 break
             lineno += 1
             if len(raw) > max_line_bytes and not raw.endswith(b"\n"):
-                raise InputError(f"{where}:{lineno}: line longer than {max_line_bytes:,} bytes; "
-                                 "is this a text corpus? (split it into lines or raise --max-line-bytes)")
+                raise InputError(
+                    f"{where}:{lineno}: line longer than {max_line_bytes:,} bytes; "
+                    "is this a text corpus? (split it into lines or raise --max-line-bytes)"
+                )
             if b"\x00" in raw:
                 raise InputError(f"{where}:{lineno}: NUL byte in text; looks like a binary file")
             try:
                 text = raw.decode(encoding)
             except UnicodeDecodeError as e:
-                raise InputError(f"{where}:{lineno}: bytes not valid {encoding} at column {e.start + 1} "
-                                 f"(use --encoding to name the right one)") from None
+                raise InputError(
+                    f"{where}:{lineno}: bytes not valid {encoding} at column {e.start + 1} "
+                    f"(use --encoding to name the right one)"
+                ) from None
             yield lineno, text.rstrip("\r\n")
 
 
@@ -187,8 +209,9 @@ def _text_documents(path: Path, rel: str, spec: CorpusSpec) -> Iterator[Document
 
 
 def _jsonl_documents(path: Path, rel: str, spec: CorpusSpec) -> Iterator[Document]:
-    for lineno, line in iter_lines(path, encoding=spec.encoding, max_line_bytes=spec.max_line_bytes,
-                                   display=str(path)):
+    for lineno, line in iter_lines(
+        path, encoding=spec.encoding, max_line_bytes=spec.max_line_bytes, display=str(path)
+    ):
         if not line.strip():
             continue
         try:
@@ -214,7 +237,9 @@ def _parquet_documents(path: Path, rel: str, spec: CorpusSpec) -> Iterator[Docum
     except Exception as e:  # pyarrow raises several types for corrupt files
         raise InputError(f"{path}: not a readable parquet file ({e})") from None
     if spec.text_field not in pf.schema_arrow.names:
-        raise InputError(f"{path}: no column {spec.text_field!r} (columns: {', '.join(pf.schema_arrow.names)})")
+        raise InputError(
+            f"{path}: no column {spec.text_field!r} (columns: {', '.join(pf.schema_arrow.names)})"
+        )
     row = 0
     for batch in pf.iter_batches(columns=[spec.text_field], batch_size=4096):
         for text in batch.column(0).to_pylist():
@@ -236,7 +261,9 @@ def _chat_documents(path: Path, rel: str, spec: CorpusSpec) -> Iterator[Document
 def _dataset_documents(ds: object, source: str, spec: CorpusSpec) -> Iterator[Document]:
     for i, row in enumerate(ds):  # type: ignore[attr-defined]
         if spec.text_field not in row:
-            raise InputError(f"{source}: no column {spec.text_field!r} (use --text-field; columns: {', '.join(row)})")
+            raise InputError(
+                f"{source}: no column {spec.text_field!r} (use --text-field; columns: {', '.join(row)})"
+            )
         text = row[spec.text_field]
         if isinstance(text, str) and text.strip():
             yield Document(id=f"{source}:{i}", text=text.strip(), source=source)
@@ -260,7 +287,9 @@ def _hub_documents(spec: CorpusSpec) -> Iterator[Document]:
     import datasets
 
     try:
-        ds = datasets.load_dataset(spec.path, spec.config, split=spec.split, streaming=True, revision=spec.revision)
+        ds = datasets.load_dataset(
+            spec.path, spec.config, split=spec.split, streaming=True, revision=spec.revision
+        )
     except Exception as e:
         raise InputError(f"{spec.path}: cannot load Hub dataset ({type(e).__name__}: {e})") from None
     yield from _dataset_documents(ds, spec.path, spec)
@@ -287,7 +316,9 @@ def read_corpus(spec: CorpusSpec) -> Iterator[Document]:
             raise InputError(f"{spec.path}: no such file or directory")
         files = iter_files(root)
         if not files:
-            raise InputError(f"{spec.path}: no corpus files found (looked for .txt, .jsonl, .parquet, .cha, .gz, .zst)")
+            raise InputError(
+                f"{spec.path}: no corpus files found (looked for .txt, .jsonl, .parquet, .cha, .gz, .zst)"
+            )
         stream = _files_documents(root, files, kind, spec)
     for n, doc in enumerate(stream):
         if spec.limit is not None and n >= spec.limit:
@@ -317,7 +348,9 @@ class Fingerprinter:
         self.n_documents += 1
 
     def result(self) -> CorpusFingerprint:
-        return CorpusFingerprint(sha256=self._h.hexdigest(), n_bytes=self.n_bytes, n_documents=self.n_documents)
+        return CorpusFingerprint(
+            sha256=self._h.hexdigest(), n_bytes=self.n_bytes, n_documents=self.n_documents
+        )
 
 
 def corpus_fingerprint(spec: CorpusSpec) -> CorpusFingerprint:

@@ -10,9 +10,10 @@ chunks are in flight. The folder is built in a temporary sibling and renamed at 
 from __future__ import annotations
 
 import logging
+import pickle
+import queue
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from multiprocessing import get_context
 from pathlib import Path
@@ -21,7 +22,7 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from corpusbench.corpus.counting import PartialStats, count_tagged
+from corpusbench.corpus.counting import PartialStats
 from corpusbench.corpus.readers import CorpusSpec, Fingerprinter, read_corpus, resolve_reader
 from corpusbench.corpus.taggers import Tagger, check_tagger, make_tagger
 from corpusbench.errors import ConfigError, InputError
@@ -43,8 +44,12 @@ class StatsParams:
     fast: bool = True  # nltk tagger: corpusbench's fast exact re-implementation (False: plain NLTK)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"lang": self.lang, "tagger": self.tagger, "spacy_model": self.spacy_model,
-                "max_contexts": self.max_contexts}
+        return {
+            "lang": self.lang,
+            "tagger": self.tagger,
+            "spacy_model": self.spacy_model,
+            "max_contexts": self.max_contexts,
+        }
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -63,17 +68,27 @@ class StatsReport:
         return self.tokens / self.seconds if self.seconds else 0.0
 
 
-_WORKER_TAGGER: Tagger | None = None
+def _count_into(part: PartialStats, tagger: Tagger, texts: list[str]) -> None:
+    for sents in tagger.tag_texts(texts):
+        part.documents += 1
+        for sent in sents:
+            part.add_sentence(sent)
 
 
-def _init_worker(tagger: str, lang: str, spacy_model: str | None, fast: bool) -> None:
-    global _WORKER_TAGGER
-    _WORKER_TAGGER = make_tagger(tagger, lang, spacy_model, fast)
-
-
-def _count_chunk(texts: list[str], max_contexts: int) -> PartialStats:
-    assert _WORKER_TAGGER is not None
-    return count_tagged(_WORKER_TAGGER.tag_texts(texts), max_contexts)
+def _worker_loop(tasks: Any, results: Any, tagger: str, params: StatsParams) -> None:
+    """A long-lived worker: counts every chunk it receives into one partial, returned once at the end."""
+    try:
+        tg = make_tagger(tagger, params.lang, params.spacy_model, params.fast)
+        part = PartialStats(max_contexts=params.max_contexts)
+        while (texts := tasks.get()) is not None:
+            _count_into(part, tg, texts)
+        results.put(("ok", part))
+    except BaseException as e:  # report every failure to the parent, which re-raises it
+        try:
+            pickle.dumps(e)
+        except Exception:
+            e = RuntimeError(f"{type(e).__name__}: {e}")
+        results.put(("error", e))
 
 
 def _chunks(spec: CorpusSpec, chunk_chars: int, fp: Fingerprinter) -> Iterator[tuple[list[str], int]]:
@@ -90,63 +105,123 @@ def _chunks(spec: CorpusSpec, chunk_chars: int, fp: Fingerprinter) -> Iterator[t
         yield buf, size
 
 
-def _count_corpus(spec: CorpusSpec, params: StatsParams, tagger: str, fp: Fingerprinter,
-                  progress: Progress | None) -> tuple[PartialStats, dict[str, str]]:
+class _Workers:
+    """N spawned workers fed through a bounded queue (memory stays flat), each returning one partial."""
+
+    def __init__(self, n: int, tagger: str, params: StatsParams) -> None:
+        ctx = get_context("spawn")
+        self.tasks = ctx.Queue(maxsize=2 * n)
+        self.results = ctx.Queue()
+        self.procs = [
+            ctx.Process(target=_worker_loop, args=(self.tasks, self.results, tagger, params), daemon=True)
+            for _ in range(n)
+        ]
+        for proc in self.procs:
+            proc.start()
+
+    def _check(self) -> None:
+        try:
+            status, payload = self.results.get_nowait()
+        except queue.Empty:
+            if any(p.exitcode not in (None, 0) for p in self.procs):
+                raise RuntimeError("a stats worker process died unexpectedly") from None
+            return
+        if status == "error":
+            raise payload
+        raise RuntimeError("a stats worker finished before the corpus was read")
+
+    def put(self, item: list[str] | None) -> None:
+        while True:
+            try:
+                self.tasks.put(item, timeout=1.0)
+                return
+            except queue.Full:
+                self._check()
+
+    def collect(self) -> list[PartialStats]:
+        for _ in self.procs:
+            self.put(None)
+        parts = []
+        while len(parts) < len(self.procs):
+            try:
+                status, payload = self.results.get(timeout=1.0)
+            except queue.Empty:
+                if all(p.exitcode is not None for p in self.procs):
+                    raise RuntimeError("a stats worker process died unexpectedly") from None
+                continue
+            if status == "error":
+                raise payload
+            parts.append(payload)
+        return parts
+
+    def close(self) -> None:
+        for proc in self.procs:
+            proc.join(timeout=5)
+            if proc.is_alive():
+                proc.terminate()
+
+
+def _count_corpus(
+    spec: CorpusSpec, params: StatsParams, tagger: str, fp: Fingerprinter, progress: Progress | None
+) -> tuple[PartialStats, dict[str, str]]:
     total = PartialStats(max_contexts=params.max_contexts)
     done_bytes = 0
+    tg = make_tagger(tagger, params.lang, params.spacy_model, params.fast)  # fails fast, before forking
+    describe = tg.describe()
     if params.workers <= 1:
-        _init_worker(tagger, params.lang, params.spacy_model, params.fast)
-        assert _WORKER_TAGGER is not None
-        describe = _WORKER_TAGGER.describe()
         for texts, size in _chunks(spec, params.chunk_chars, fp):
-            total.merge(_count_chunk(texts, params.max_contexts))
+            _count_into(total, tg, texts)
             done_bytes += size
             if progress:
                 progress(fp.n_documents, done_bytes)
         return total, describe
-    describe = make_tagger(tagger, params.lang, params.spacy_model, params.fast).describe()  # fail fast
-    ctx = get_context("spawn")
-    with ProcessPoolExecutor(params.workers, mp_context=ctx, initializer=_init_worker,
-                             initargs=(tagger, params.lang, params.spacy_model, params.fast)) as pool:
-        pending: list[tuple[Future[PartialStats], int]] = []
+    del tg
+    workers = _Workers(params.workers, tagger, params)
+    try:
         for texts, size in _chunks(spec, params.chunk_chars, fp):
-            pending.append((pool.submit(_count_chunk, texts, params.max_contexts), size))
-            while len(pending) >= 2 * params.workers:
-                fut, sz = pending.pop(0)
-                total.merge(fut.result())
-                done_bytes += sz
-                if progress:
-                    progress(fp.n_documents, done_bytes)
-        for fut, sz in pending:
-            total.merge(fut.result())
-            done_bytes += sz
+            workers.put(texts)
+            done_bytes += size
             if progress:
                 progress(fp.n_documents, done_bytes)
+        for part in workers.collect():
+            total.merge(part)
+    finally:
+        workers.close()
     return total, describe
 
 
 def _write_tables(part: PartialStats, out: Path) -> int:
     keys = sorted(part.counts)
-    counts = pa.table({
-        "form": [k[0] for k in keys], "tag": [k[1] for k in keys], "pos": [k[2] for k in keys],
-        "lemma": [k[3] for k in keys], "morph": [k[4] for k in keys],
-        "count": pa.array([part.counts[k] for k in keys], pa.int64()),
-    })
+    counts = pa.table(
+        {
+            "form": [k[0] for k in keys],
+            "tag": [k[1] for k in keys],
+            "pos": [k[2] for k in keys],
+            "lemma": [k[3] for k in keys],
+            "morph": [k[4] for k in keys],
+            "count": pa.array([part.counts[k] for k in keys], pa.int64()),
+        }
+    )
     forms = sorted(part.vocab)
     vocab = pa.table({"form": forms, "count": pa.array([part.vocab[f] for f in forms], pa.int64())})
     rows = [(form, tag, ctx) for (form, tag), ctxs in sorted(part.contexts.items()) for ctx in ctxs]
-    contexts = pa.table({
-        "form": [r[0] for r in rows], "tag": [r[1] for r in rows], "sentence": [r[2][1] for r in rows],
-        "token_index": pa.array([r[2][2] for r in rows], pa.int32()),
-        "n_tokens": pa.array([r[2][0] for r in rows], pa.int32()),
-    })
+    contexts = pa.table(
+        {
+            "form": [r[0] for r in rows],
+            "tag": [r[1] for r in rows],
+            "sentence": [r[2][1] for r in rows],
+            "token_index": pa.array([r[2][2] for r in rows], pa.int32()),
+            "n_tokens": pa.array([r[2][0] for r in rows], pa.int32()),
+        }
+    )
     for name, table in (("counts", counts), ("forms", vocab), ("contexts", contexts)):
         pq.write_table(table, out / f"{name}.parquet", compression="zstd", write_statistics=False)
     return len(part.contexts)
 
 
-def compute_stats(spec: CorpusSpec, out: str | Path, params: StatsParams | None = None,
-                  progress: Progress | None = None) -> StatsReport:
+def compute_stats(
+    spec: CorpusSpec, out: str | Path, params: StatsParams | None = None, progress: Progress | None = None
+) -> StatsReport:
     """Tag and count the corpus of ``spec``; write the stats folder ``out`` (see ``corpus.store``)."""
     params = params or StatsParams()
     if params.workers < 1:
@@ -154,6 +229,8 @@ def compute_stats(spec: CorpusSpec, out: str | Path, params: StatsParams | None 
     tagger = check_tagger(params.tagger, params.lang)
     reader = resolve_reader(spec)  # raises for a missing path before anything is written
     out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise InputError(f"{out}: output path exists and is not a directory")
     start = time.perf_counter()
     fp = Fingerprinter()
     part, describe = _count_corpus(spec, params, tagger, fp, progress)
@@ -170,12 +247,27 @@ def compute_stats(spec: CorpusSpec, out: str | Path, params: StatsParams | None 
             "corpus": {"spec": spec.as_dict(), "reader": reader, "fingerprint": fingerprint.as_dict()},
             "tagger": describe,
             "parameters": params.as_dict(),
-            "totals": {"documents": part.documents, "sentences": part.sentences, "tokens": part.tokens,
-                       "types": len(part.vocab), "tagged_types": len(part.counts),
-                       "context_keys": n_candidates},
+            "totals": {
+                "documents": part.documents,
+                "sentences": part.sentences,
+                "tokens": part.tokens,
+                "types": len(part.vocab),
+                "tagged_types": len(part.counts),
+                "context_keys": n_candidates,
+            },
             "code": code_version(),
         }
         write_json(tmp / "manifest.json", manifest)
-    log.info("counted %d tokens in %.1fs (%.0f words/s)", part.tokens, seconds, part.tokens / max(seconds, 1e-9))
-    return StatsReport(out=out, documents=part.documents, sentences=part.sentences, tokens=part.tokens,
-                       types=len(part.vocab), candidates=n_candidates, seconds=seconds, manifest=manifest)
+    log.info(
+        "counted %d tokens in %.1fs (%.0f words/s)", part.tokens, seconds, part.tokens / max(seconds, 1e-9)
+    )
+    return StatsReport(
+        out=out,
+        documents=part.documents,
+        sentences=part.sentences,
+        tokens=part.tokens,
+        types=len(part.vocab),
+        candidates=n_candidates,
+        seconds=seconds,
+        manifest=manifest,
+    )

