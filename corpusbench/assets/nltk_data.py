@@ -39,7 +39,9 @@ class _OnlySets(pickle.Unpickler):
 def build_tagger(out: Path) -> None:
     from nltk.tag.perceptron import PerceptronTagger
 
-    pickle_path = md.distribution("textblob-aptagger").locate_file("textblob_aptagger/trontagger-0.1.0.pickle")
+    pickle_path = md.distribution("textblob-aptagger").locate_file(
+        "textblob_aptagger/trontagger-0.1.0.pickle"
+    )
     with open(str(pickle_path), "rb") as fh:
         weights, tagdict, classes = _OnlySets(fh, encoding="latin1").load()
     tagger = PerceptronTagger(load=False)

@@ -11,7 +11,7 @@ SOURCE_ROOT = Path(__file__).resolve().parents[2]  # the checkout, for an editab
 
 
 def asset_roots() -> list[Path]:
-    """Folders that may hold ``nltk_data/``, ``models/`` and ``data/``: $CORPUSBENCH_HOME, then the checkout."""
+    """Folders that may hold ``nltk_data/``, ``models/`` and ``data/``: $CORPUSBENCH_HOME, the checkout."""
     roots = []
     if os.environ.get("CORPUSBENCH_HOME"):
         roots.append(Path(os.environ["CORPUSBENCH_HOME"]))
@@ -37,8 +37,10 @@ def require_nltk_resource(resource: str) -> None:
     try:
         nltk.data.find(resource)
     except LookupError:
-        raise ConfigError(f"NLTK resource {resource!r} not found; run `make nltk-data` "
-                          "(or set NLTK_DATA to a folder that has it)") from None
+        raise ConfigError(
+            f"NLTK resource {resource!r} not found; run `make nltk-data` "
+            "(or set NLTK_DATA to a folder that has it)"
+        ) from None
 
 
 def default_model_dir() -> Path | None:
