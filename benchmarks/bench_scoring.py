@@ -1,0 +1,377 @@
+"""Scoring throughput: corpusbench's scorers vs the reference methods, same model, same items, same run.
+
+``python -m benchmarks.bench_scoring [--pairs 1000] [--sites 60] [--pll-pairs 150] [--skip-{causal,cac,pll}]``
+
+1. Causal (SmolLM2-135M, fp32): sentences/s of ``CausalScorer`` (length-sorted token-budget
+   batches, head only at scored positions; per sentence, and per pair with the common prefix run
+   once, which is what ``corpusbench eval`` does for whole-sentence pairs) vs a minicons-style
+   scorer at batch 64 and batch 1
+   (pad to the longest in the user batch, full-vocabulary log-softmax per sentence in a Python
+   loop; BOS prepended) and a naive per-sentence loop (HF ``labels`` loss per sentence), on the
+   same agreement pairs. Scores must agree (max |diff| is reported).
+2. CAC AR: ``choose_causal`` (shared context run once, KV cache, three short suffixes) vs the
+   reference method (three full strings, each its own forward with full logits).
+3. Masked PLL (tiny random RoBERTa, 4 layers, trained BPE tokenizer): flattened copies with the
+   head at the masked position vs minicons-style (all copies of a user batch of sentences in one
+   forward, full logits).
+
+Absolute numbers on shared machines vary; compare ratios within one run. Writes
+``benchmarks/results/bench_scoring.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import platform
+import random
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import torch
+
+ROOT = Path(__file__).resolve().parents[1]
+SMOL = ROOT / "models" / "smollm2-135m-instruct"
+OUT = ROOT / "benchmarks" / "results" / "bench_scoring.json"
+
+NOUNS = [
+    ("dog", "dogs"),
+    ("cat", "cats"),
+    ("teacher", "teachers"),
+    ("farmer", "farmers"),
+    ("child", "children"),
+    ("woman", "women"),
+    ("king", "kings"),
+    ("servant", "servants"),
+    ("pilot", "pilots"),
+    ("doctor", "doctors"),
+    ("student", "students"),
+    ("author", "authors"),
+    ("soldier", "soldiers"),
+    ("neighbour", "neighbours"),
+]
+VERBS = [
+    ("laughs", "laugh"),
+    ("is smiling", "are smiling"),
+    ("sleeps", "sleep"),
+    ("runs away", "run away"),
+    ("was waiting outside", "were waiting outside"),
+    ("likes the old song", "like the old song"),
+    ("knows the answer", "know the answer"),
+    ("has left the house", "have left the house"),
+]
+ADJ = ["old", "young", "tall", "quiet", "happy", "tired"]
+PLACE = ["garden", "kitchen", "village", "market", "church", "forest"]
+
+
+def agreement_pairs(n: int, seed: int = 0) -> list[tuple[str, str]]:
+    """``n`` seeded subject-verb agreement pairs (good, bad), 4-14 words, several templates."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        noun, verb = rng.choice(NOUNS), rng.choice(VERBS)
+        num = rng.randrange(2)
+        other = rng.choice(NOUNS)[1 - num]
+        subj = f"{rng.choice(ADJ)} {noun[num]}" if rng.random() < 0.5 else noun[num]
+        tmpl = rng.randrange(4)
+        pre = {
+            0: f"The {subj}",
+            1: f"The {subj} near the {other}",
+            2: f"The {subj} that the {other} saw",
+            3: f"The {subj} in the {rng.choice(PLACE)}",
+        }[tmpl]
+        out.append((f"{pre} {verb[num]}.", f"{pre} {verb[1 - num]}."))
+    return out
+
+
+def timed(fn: Any) -> tuple[Any, float]:
+    t0 = time.perf_counter()
+    res = fn()
+    return res, time.perf_counter() - t0
+
+
+# -- causal baselines ---------------------------------------------------------------------------
+@torch.no_grad()
+def minicons_style(model: Any, tok: Any, texts: list[str], batch: int) -> list[float]:
+    """minicons IncrementalLMScorer.sequence_score(bos_token=True, reduction=sum), reimplemented."""
+    out = []
+    bos = tok.bos_token_id
+    pad = tok.pad_token_id if tok.pad_token_id is not None else tok.eos_token_id
+    for s in range(0, len(texts), batch):
+        encs = [[bos, *tok(t, add_special_tokens=False)["input_ids"]] for t in texts[s : s + batch]]
+        width = max(map(len, encs))
+        ids = torch.tensor([e + [pad] * (width - len(e)) for e in encs])
+        mask = torch.tensor([[1] * len(e) + [0] * (width - len(e)) for e in encs])
+        logits = model(input_ids=ids, attention_mask=mask).logits
+        for r, e in enumerate(encs):  # per-sentence loop, full-vocabulary normalisation
+            lg = logits[r, : len(e) - 1]
+            lp = lg - lg.logsumexp(1, keepdim=True)
+            out.append(float(lp.gather(1, torch.tensor(e[1:]).unsqueeze(1)).sum()))
+    return out
+
+
+@torch.no_grad()
+def naive_loop(model: Any, tok: Any, texts: list[str]) -> list[float]:
+    """One sentence at a time through HF's own ``labels`` loss."""
+    out = []
+    for t in texts:
+        ids = torch.tensor([[tok.bos_token_id, *tok(t, add_special_tokens=False)["input_ids"]]])
+        loss = model(input_ids=ids, labels=ids).loss
+        out.append(-float(loss) * (ids.shape[1] - 1))
+    return out
+
+
+ROUNDS = 4  # methods alternate over item chunks, so load drift on a shared machine hits all alike
+
+
+def interleaved(
+    methods: dict[str, Any], items: list[Any], slow: set[str], slow_n: int | None
+) -> dict[str, Any]:
+    """Run every method on each of ROUNDS chunks in turn; returns name -> (scores, seconds)."""
+    out: dict[str, Any] = {name: ([], 0.0) for name in methods}
+    size = -(-len(items) // ROUNDS)
+    for r in range(ROUNDS):
+        chunk = items[r * size : (r + 1) * size]
+        for name, fn in methods.items():
+            part = chunk[: -(-slow_n // ROUNDS)] if name in slow and slow_n else chunk
+            scores, secs = timed(lambda fn=fn, part=part: fn(part))
+            out[name] = (out[name][0] + scores, out[name][1] + secs)
+    return out
+
+
+def bench_causal(
+    lm: Any, n_pairs: int, slow_subset: int | None = None, batch_tokens: int = 2048
+) -> dict[str, Any]:
+    """``slow_subset``: time the batch-1 baselines on the first N pairs of each round only (iid items,
+    so sentences/s stays comparable; recorded in the output)."""
+    from corpusbench.eval.causal import CausalScorer
+
+    pairs = agreement_pairs(n_pairs)
+    scorer = CausalScorer(lm.model, lm.tokenizer, bos="prepend", batch_tokens=batch_tokens)
+    flat = lambda ps: [s for p in ps for s in p]  # noqa: E731
+    scorer.sequence_logprob(flat(pairs[:4]))  # warm-up
+    methods = {
+        "corpusbench_causal": lambda ps: scorer.sequence_logprob(flat(ps)),
+        "corpusbench_causal_shared_prefix": lambda ps: [
+            s[0] for pg_pb in scorer.score_pairs([g for g, _ in ps], [b for _, b in ps]) for s in pg_pb
+        ],
+        "minicons_style_batch64": lambda ps: minicons_style(lm.model, lm.tokenizer, flat(ps), 64),
+        "minicons_style_batch1": lambda ps: minicons_style(lm.model, lm.tokenizer, flat(ps), 1),
+        "naive_per_sentence_loop": lambda ps: naive_loop(lm.model, lm.tokenizer, flat(ps)),
+    }
+    runs = interleaved(methods, pairs, {"minicons_style_batch1", "naive_per_sentence_loop"}, slow_subset)
+    ours = dict(zip(flat(pairs), runs["corpusbench_causal"][0], strict=True))
+    res: dict[str, Any] = {
+        "n_pairs": n_pairs,
+        "n_sentences": 2 * n_pairs,
+        "rounds": ROUNDS,
+        "batch_tokens": batch_tokens,
+        "n_tokens": sum(len(lm.tokenizer(t)["input_ids"]) + 1 for t in flat(pairs)),
+    }
+    rate = {}
+    for name, (scores, secs) in runs.items():
+        n = len(scores)
+        rate[name] = n / secs
+        texts = flat(interleaved_items(pairs, n_pairs if n == 2 * n_pairs else slow_subset))
+        res[name] = {
+            "seconds": secs,
+            "n_sentences": n,
+            "sentences_per_s": n / secs,
+            "max_abs_diff_vs_corpusbench": max(abs(a - ours[t]) for a, t in zip(scores, texts, strict=True)),
+            "accuracy": sum(scores[2 * i] > scores[2 * i + 1] for i in range(n // 2)) / (n // 2),
+        }
+    best = max(rate["corpusbench_causal"], rate["corpusbench_causal_shared_prefix"])
+    for name in runs:
+        if not name.startswith("corpusbench"):
+            res[f"speedup_vs_{name}"] = rate["corpusbench_causal"] / rate[name]
+            res[f"speedup_shared_prefix_vs_{name}"] = best / rate[name]
+    return res
+
+
+def interleaved_items(items: list[Any], slow_n: int | None) -> list[Any]:
+    """The items a (possibly subset) method saw, in the order ``interleaved`` ran them."""
+    size = -(-len(items) // ROUNDS)
+    per = -(-slow_n // ROUNDS) if slow_n and slow_n < len(items) else size
+    return [x for r in range(ROUNDS) for x in items[r * size : (r + 1) * size][:per]]
+
+
+# -- CAC AR ---------------------------------------------------------------------------------------
+def cac_sites(n: int, seed: int = 1) -> list[Any]:
+    from corpusbench.eval.records import DeterminerSite
+
+    rng = random.Random(seed)
+    speakers = ["*MOT:", "*CHI:"]
+    sites = []
+    for i in range(n):
+        lines = []
+        for _ in range(rng.randrange(8, 24)):
+            a, b = rng.choice(NOUNS), rng.choice(NOUNS)
+            lines.append(
+                f"{rng.choice(speakers)} look at {rng.choice(['the', 'a'])} {a[0]} with the {b[0]} ."
+            )
+        noun = rng.choice(NOUNS)[0]
+        sites.append(
+            DeterminerSite(id=str(i), left="\n".join(lines) + "\n*CHI: I want ", right=f" {noun} now .")
+        )
+    return sites
+
+
+@torch.no_grad()
+def cac_reference(model: Any, tok: Any, sites: list[Any]) -> list[float]:
+    """Three complete strings per site, each its own forward, full log-softmax over every position."""
+    from corpusbench.eval.cac import merge_p_the
+
+    out = []
+    for s in sites:
+        lp = {}
+        for f in s.candidates:
+            ids = torch.tensor(
+                [[tok.bos_token_id, *tok(s.left + f + s.right, add_special_tokens=False)["input_ids"]]]
+            )
+            logits = model(input_ids=ids).logits[0, :-1]
+            lp[f] = float(torch.log_softmax(logits.float(), -1).gather(1, ids[0, 1:].unsqueeze(1)).sum())
+        out.append(merge_p_the(lp))
+    return out
+
+
+def bench_cac(lm: Any, n_sites: int) -> dict[str, Any]:
+    from corpusbench.eval.cac import choose_causal
+    from corpusbench.eval.causal import CausalScorer
+
+    sites = cac_sites(n_sites)
+    scorer = CausalScorer(lm.model, lm.tokenizer, batch_tokens=2048)
+    choose_causal(scorer, sites[:2], window=8192)
+    runs = interleaved(
+        {
+            "ours": lambda ss: choose_causal(scorer, ss, window=8192),
+            "ref": lambda ss: cac_reference(lm.model, lm.tokenizer, ss),
+        },
+        sites,
+        set(),
+        None,
+    )
+    (ours, t_ours), (ref, t_ref) = runs["ours"], runs["ref"]
+    ctx = [len(lm.tokenizer(s.left)["input_ids"]) for s in sites]
+    return {
+        "n_sites": n_sites,
+        "mean_context_tokens": sum(ctx) / len(ctx),
+        "corpusbench_kv_reuse": {"seconds": t_ours, "sites_per_s": n_sites / t_ours},
+        "reference_three_full_strings": {"seconds": t_ref, "sites_per_s": n_sites / t_ref},
+        "speedup": t_ref / t_ours,
+        "max_abs_diff_p_the": max(abs(c.p_the - r) for c, r in zip(ours, ref, strict=True)),
+    }
+
+
+# -- masked PLL -----------------------------------------------------------------------------------
+@torch.no_grad()
+def minicons_style_pll(model: Any, tok: Any, texts: list[str], batch: int) -> list[float]:
+    """within_word_l2r PLL as minicons: all copies of a user batch in one forward, full logits."""
+    out = []
+    for s in range(0, len(texts), batch):
+        rows: list[list[int]] = []
+        owners: list[list[tuple[int, int, int]]] = []  # per sentence: (row, position, target id)
+        for t in texts[s : s + batch]:
+            enc = tok(t, return_special_tokens_mask=True)
+            ids, sp, w = enc["input_ids"], enc["special_tokens_mask"], enc.word_ids()
+            mine = []
+            for j in [i for i, x in enumerate(sp) if not x]:
+                rows.append(
+                    [
+                        tok.mask_token_id if (k == j or (k > j and w[k] == w[j] and not sp[k])) else v
+                        for k, v in enumerate(ids)
+                    ]
+                )
+                mine.append((len(rows) - 1, j, ids[j]))
+            owners.append(mine)
+        width = max(map(len, rows))
+        ids_t = torch.tensor([r + [tok.pad_token_id] * (width - len(r)) for r in rows])
+        mask = torch.tensor([[1] * len(r) + [0] * (width - len(r)) for r in rows])
+        logits = model(input_ids=ids_t, attention_mask=mask).logits
+        lp = logits - logits.logsumexp(-1, keepdim=True)
+        out += [sum(float(lp[r, j, i]) for r, j, i in mine) for mine in owners]
+    return out
+
+
+def bench_pll(n_pairs: int) -> dict[str, Any]:
+    from corpusbench.eval.masked import MaskedPllScorer
+    from corpusbench.eval.models import load_model
+    from corpusbench.eval.tiny import build_tiny_model
+
+    files = sorted((ROOT / "data" / "default" / "shakespeare").glob("*.txt"))[:2]
+    lines: list[str] = []
+    for f in files:
+        with open(f, encoding="utf-8") as fh:
+            lines += list(itertools.islice(fh, 1500))
+    with tempfile.TemporaryDirectory() as tmp:
+        path = build_tiny_model(
+            "roberta", Path(tmp) / "roberta", lines, vocab_size=8192, hidden=256, layers=4
+        )
+        lm = load_model(str(path))
+    texts = [s for p in agreement_pairs(n_pairs, seed=2) for s in p]
+    scorer = MaskedPllScorer(lm.model, lm.tokenizer, pll="within_word_l2r", batch_tokens=2048)
+    scorer.sequence_logprob(texts[:8])  # warm-up
+    minicons_style_pll(lm.model, lm.tokenizer, texts[:8], 64)
+    runs = interleaved(
+        {
+            "ours": scorer.sequence_logprob,
+            "ref": lambda ts: minicons_style_pll(lm.model, lm.tokenizer, ts, 64),
+        },
+        texts,
+        set(),
+        None,
+    )
+    (ours, t_ours), (ref, t_ref) = runs["ours"], runs["ref"]
+    return {
+        "model": "tiny random RoBERTa (4x256, BPE vocab 8192)",
+        "n_sentences": len(texts),
+        "corpusbench_pll": {"seconds": t_ours, "sentences_per_s": len(texts) / t_ours},
+        "minicons_style_batch64": {"seconds": t_ref, "sentences_per_s": len(texts) / t_ref},
+        "speedup": t_ref / t_ours,
+        "max_abs_diff": max(abs(a - b) for a, b in zip(ours, ref, strict=True)),
+    }
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--pairs", type=int, default=1000)
+    ap.add_argument("--sites", type=int, default=60)
+    ap.add_argument("--pll-pairs", type=int, default=150)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--batch-tokens", type=int, default=2048)
+    ap.add_argument("--slow-subset", type=int, default=None, help="pairs for the batch-1 baselines")
+    ap.add_argument("--skip-causal", action="store_true")
+    ap.add_argument("--skip-cac", action="store_true")
+    ap.add_argument("--skip-pll", action="store_true")
+    args = ap.parse_args(argv)
+    torch.set_num_threads(args.threads)
+    from corpusbench.eval.models import load_model
+    from corpusbench.io import write_json
+    from corpusbench.provenance import code_version
+
+    lm = load_model(str(SMOL))
+    result: dict[str, Any] = {
+        "benchmark": "bench_scoring",
+        "model": "SmolLM2-135M-Instruct (fp32, cpu)",
+        "threads": args.threads,
+        "machine": platform.machine(),
+        "code": code_version(),
+        "torch": torch.__version__,
+    }
+    if not args.skip_causal:
+        result["causal"] = bench_causal(lm, args.pairs, args.slow_subset, args.batch_tokens)
+        print({k: v for k, v in result["causal"].items() if k.startswith("speedup")}, flush=True)
+    if not args.skip_cac:
+        result["cac_ar"] = bench_cac(lm, args.sites)
+        print({"cac_speedup": result["cac_ar"]["speedup"]}, flush=True)
+    if not args.skip_pll:
+        result["masked_pll"] = bench_pll(args.pll_pairs)
+        print({"pll_speedup": result["masked_pll"]["speedup"]}, flush=True)
+    write_json(OUT, result)
+    print(f"wrote {OUT}")
+    return result
+
+
+if __name__ == "__main__":
+    main()

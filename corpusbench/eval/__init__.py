@@ -1,0 +1,12 @@
+"""The eval runner: score any HF model on minimal pairs with the metrics of the papers.
+
+- Scorers (STYLE §8): :class:`~corpusbench.eval.causal.CausalScorer`,
+  :class:`~corpusbench.eval.masked.MaskedPllScorer`, :class:`~corpusbench.eval.seq2seq.Seq2SeqScorer`;
+  each has ``score(texts, spans)``, ``sequence_logprob``, ``span_logprob`` and ``conventions()``.
+- CAC determiner choice: :func:`corpusbench.eval.cac.choose_determiners` on
+  :class:`~corpusbench.eval.records.DeterminerSite` records.
+- Data, metrics, outputs: :mod:`~corpusbench.eval.data`, :mod:`~corpusbench.eval.metrics`,
+  :func:`corpusbench.eval.runner.run_eval` (``corpusbench eval``).
+
+Heavy imports (torch, transformers) happen in the submodules only.
+"""

@@ -1,0 +1,189 @@
+"""CAC determiner choice: P(the) vs P(a|an) at a determiner slot, for every architecture.
+
+- Causal: the three candidate strings share a token prefix (the discourse context and the
+  target line up to the slot). It is run once per site with a KV cache; only the differing
+  suffixes are run for the candidates, and the head is applied only at suffix positions.
+  Equal, up to float noise, to summing log-probs of the three full strings (the reference).
+- MLM: candidate ids are resolved *in context*: each candidate string is tokenized and the
+  token(s) covering the determiner are read off (``Ġthe``, not bare ``the``). One-token
+  candidates are read from a single masked input (identical copies are computed once);
+  multi-token candidates fall back to a within-word l2r PLL over their tokens.
+- Seq2seq: ``<extra_id_0>`` at the slot, the three targets decoded against one encoder pass.
+
+*a* and *an* are merged with ``logaddexp``, then a softmax over {a, the} gives ``p_the``. Contexts
+longer than the model window are cut from the left, whole lines first (``\\n``-separated).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import torch
+
+from corpusbench.errors import InputError
+from corpusbench.eval.batching import Progress, budget_batches
+from corpusbench.eval.causal import CausalScorer, common_prefix, encode_plain, overlapping
+from corpusbench.eval.masked import MaskedPllScorer, make_copy
+from corpusbench.eval.records import DeterminerChoice, DeterminerSite
+from corpusbench.eval.seq2seq import Seq2SeqScorer
+
+MERGE = {"a": ("a", "an"), "the": ("the",)}
+WINDOW_MARGIN = 10  # tokens to spare, as the reference
+
+
+def merge_p_the(logprobs: dict[str, float]) -> float:
+    """P(the) after merging a/an (logaddexp) and normalising over {a, the}; uniform if all -inf."""
+
+    def lse(xs: list[float]) -> float:
+        xs = [x for x in xs if x != -math.inf]
+        return -math.inf if not xs else max(xs) + math.log(sum(math.exp(x - max(xs)) for x in xs))
+
+    la = lse([logprobs[f] for f in MERGE["a"] if f in logprobs])
+    lt = lse([logprobs[f] for f in MERGE["the"] if f in logprobs])
+    if la == -math.inf and lt == -math.inf:
+        return 0.5
+    m = max(la, lt)
+    return math.exp(lt - m) / (math.exp(lt - m) + math.exp(la - m))
+
+
+def truncate_left(
+    site: DeterminerSite, count: Callable[[str], list[tuple[int, int]]], limit: int
+) -> tuple[DeterminerSite, bool]:
+    """Drop the oldest context (whole lines first, then tokens) until each candidate fits ``limit`` tokens."""
+    longest = max(site.candidates, key=len)
+    cut_any = False
+    for _ in range(8):
+        offsets = count(site.left + longest + site.right)
+        if len(offsets) <= limit:
+            return site, cut_any
+        first_kept = offsets[len(offsets) - limit][0]
+        if first_kept >= len(site.left):
+            raise InputError(
+                f"site {site.id}: the target utterance alone exceeds the model window ({limit} tokens)"
+            )
+        nl = site.left.find("\n", first_kept - 1)
+        cut = nl + 1 if nl != -1 else first_kept
+        site = DeterminerSite(id=site.id, left=site.left[cut:], right=site.right, candidates=site.candidates)
+        cut_any = True
+    raise InputError(f"site {site.id}: could not fit the context into {limit} tokens")
+
+
+def _choices(
+    sites: Sequence[DeterminerSite], scores: list[dict[str, float]], ntok: list[int], cut: list[bool]
+) -> list[DeterminerChoice]:
+    return [
+        DeterminerChoice(
+            id=s.id,
+            logprobs=sc,
+            p_the=merge_p_the(sc),
+            n_context_tokens=n,
+            truncated=c,
+            context_lines=s.left.count("\n"),
+        )
+        for s, sc, n, c in zip(sites, scores, ntok, cut, strict=True)
+    ]
+
+
+# -- causal -----------------------------------------------------------------------------------------
+@torch.no_grad()
+def choose_causal(
+    scorer: CausalScorer, sites: Sequence[DeterminerSite], *, window: int, progress: Progress | None = None
+) -> list[DeterminerChoice]:
+    tok = scorer.tokenizer
+    limit = window - WINDOW_MARGIN - (1 if scorer.prefix_id is not None else 0)
+    prepared, ctx, sufs, cut = [], [], [], []
+    for site in sites:
+        site, c = truncate_left(site, lambda t: encode_plain(tok, t).offsets, limit)
+        ids = [
+            ([scorer.prefix_id] if scorer.prefix_id is not None else [])
+            + encode_plain(tok, site.left + f + site.right).ids
+            for f in site.candidates
+        ]
+        n = common_prefix(ids)
+        if n == 0:
+            raise InputError(f"site {site.id}: empty left context and no BOS; cannot score the first token")
+        prepared.append(site)
+        ctx.append(ids[0][:n])
+        sufs.append([x[n:] for x in ids])
+        cut.append(c)
+    scores: list[dict[str, float]] = [{} for _ in sites]
+    for batch in budget_batches(
+        [len(c) + max(map(len, s)) for c, s in zip(ctx, sufs, strict=True)], scorer.batch_tokens
+    ):
+        _, _, sums = scorer.shared_prefix([ctx[i] for i in batch], [sufs[i] for i in batch])
+        for i, per_cand in zip(batch, sums, strict=True):
+            scores[i] = dict(zip(prepared[i].candidates, per_cand, strict=True))
+        if progress:
+            progress(len(batch))
+    return _choices(prepared, scores, [len(c) for c in ctx], cut)
+
+
+# -- masked -----------------------------------------------------------------------------------------
+def choose_masked(
+    scorer: MaskedPllScorer, sites: Sequence[DeterminerSite], *, window: int, progress: Progress | None = None
+) -> list[DeterminerChoice]:
+    tok = scorer.tokenizer
+    n_special = len(tok("a")["input_ids"]) - len(tok("a", add_special_tokens=False)["input_ids"])
+    limit = window - WINDOW_MARGIN - n_special
+    plans, owners, prepared, cut, ntok = [], [], [], [], []
+    for si, site in enumerate(sites):
+        site, c = truncate_left(site, lambda t: encode_plain(tok, t).offsets, limit)
+        prepared.append(site)
+        cut.append(c)
+        for f in site.candidates:
+            enc = scorer.encode(site.left + f + site.right)
+            s = len(site.left)
+            span_toks = [i for i in overlapping(enc.offsets, (s, s + len(f))) if not enc.special[i]]
+            if not span_toks or any(enc.ids[i] == tok.unk_token_id for i in span_toks):
+                raise InputError(f"site {site.id}: candidate {f!r} has no known token in context")
+            # l2r over the candidate's tokens: token j is scored with j and the later ones masked
+            plans.append(
+                [make_copy(enc.ids, span_toks[k:], j, tok.mask_token_id) for k, j in enumerate(span_toks)]
+            )
+            owners.append((si, f))
+        ntok.append(len(enc.ids))
+    values = scorer.score_copies(plans, progress)
+    scores: list[dict[str, float]] = [{} for _ in sites]
+    for (si, f), v in zip(owners, values, strict=True):
+        scores[si][f] = float(v.astype(np.float64).sum())
+    return _choices(prepared, scores, ntok, cut)
+
+
+# -- seq2seq ----------------------------------------------------------------------------------------
+def choose_seq2seq(
+    scorer: Seq2SeqScorer, sites: Sequence[DeterminerSite], *, window: int, progress: Progress | None = None
+) -> list[DeterminerChoice]:
+    tok = scorer.tokenizer
+    limit = window - WINDOW_MARGIN
+    sources, targets, owners, prepared, cut = [], [], [], [], []
+    for si, site in enumerate(sites):
+        site, c = truncate_left(site, lambda t: encode_plain(tok, t).offsets, limit)
+        prepared.append(site)
+        cut.append(c)
+        for f in site.candidates:
+            src, tgt = scorer.blank(site.left + site.right, (len(site.left), len(site.left)), fill=f)
+            sources.append(src)
+            targets.append(tgt)
+            owners.append((si, f))
+    values = scorer.score_targets(sources, targets, progress)
+    scores: list[dict[str, float]] = [{} for _ in sites]
+    for (si, f), v in zip(owners, values, strict=True):
+        scores[si][f] = float(v.astype(np.float64).sum())
+    ntok = [len(tok(s.left + scorer.sentinel + s.right)["input_ids"]) for s in prepared]
+    return _choices(prepared, scores, ntok, cut)
+
+
+def choose_determiners(
+    scorer: Any, sites: Sequence[DeterminerSite], *, window: int, progress: Progress | None = None
+) -> list[DeterminerChoice]:
+    """Dispatch on the scorer type; output order = input order."""
+    if isinstance(scorer, CausalScorer):
+        return choose_causal(scorer, sites, window=window, progress=progress)
+    if isinstance(scorer, MaskedPllScorer):
+        return choose_masked(scorer, sites, window=window, progress=progress)
+    if isinstance(scorer, Seq2SeqScorer):
+        return choose_seq2seq(scorer, sites, window=window, progress=progress)
+    raise TypeError(f"no CAC determiner choice for {type(scorer).__name__}")

@@ -1,0 +1,297 @@
+"""Causal (autoregressive) scorer: summed token log-probabilities of sentences or character spans.
+
+Conventions (recorded in every result through :meth:`CausalScorer.conventions`):
+
+- ``bos="prepend"`` (default, as lm-eval / BabyLM): the tokenizer's BOS id (EOS when there is no
+  BOS) is put before the text and *every* text token is scored. ``bos="none"`` (minicons default):
+  nothing is prepended and the first token is not scored. The tokenizer's own special tokens are
+  never added, so the scored ids do not depend on tokenizer post-processors.
+- EOS is not scored. Log-probs are natural logs, ``logit - logsumexp`` in fp32.
+- A character span scores exactly the tokens whose offsets overlap it (FIT-CLAMS verb-only ΔP).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+import torch
+
+from corpusbench.errors import ConfigError
+from corpusbench.eval.batching import Progress, budget_batches, gather_logprobs, pad_right
+from corpusbench.eval.models import HeadSplit, causal_head
+from corpusbench.eval.records import Span, TokenScore
+
+Bos = Literal["prepend", "none"]
+Reduce = Literal["sum", "mean"]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Encoded:
+    ids: list[int]
+    offsets: list[tuple[int, int]]
+
+
+def encode_plain(tokenizer: Any, text: str) -> Encoded:
+    """Token ids and character offsets of ``text`` without any special tokens."""
+    enc = tokenizer(text, add_special_tokens=False, return_offsets_mapping=True)
+    return Encoded(ids=list(enc["input_ids"]), offsets=[tuple(o) for o in enc["offset_mapping"]])
+
+
+def common_prefix(seqs: Sequence[Sequence[int]]) -> int:
+    """Length of the longest common prefix that leaves every sequence at least one token."""
+    n = 0
+    while all(len(x) > n + 1 for x in seqs) and len({x[n] for x in seqs}) == 1:
+        n += 1
+    return n
+
+
+def overlapping(offsets: Sequence[tuple[int, int]], span: Span | None) -> list[int]:
+    """Indices of the tokens that overlap ``span`` (all tokens when ``span`` is None)."""
+    if span is None:
+        return list(range(len(offsets)))
+    s, e = span
+    return [i for i, (a, b) in enumerate(offsets) if a < e and b > s and b > a]
+
+
+class CausalScorer:
+    """Summed log-probabilities from any ``*ForCausalLM``; batches are length-sorted by token budget."""
+
+    name = "causal.v1"
+
+    def __init__(self, model: Any, tokenizer: Any, *, bos: Bos = "prepend", batch_tokens: int = 2048) -> None:
+        if bos not in ("prepend", "none"):
+            raise ConfigError(f"unknown BOS convention {bos!r}: use prepend or none")
+        self.model, self.tokenizer, self.bos, self.batch_tokens = model, tokenizer, bos, batch_tokens
+        self.device = next(model.parameters()).device
+        self.prefix_id: int | None = None
+        if bos == "prepend":
+            self.prefix_id = (
+                tokenizer.bos_token_id if tokenizer.bos_token_id is not None else tokenizer.eos_token_id
+            )
+            if self.prefix_id is None:
+                raise ConfigError(
+                    "bos=prepend but the tokenizer has neither a BOS nor an EOS token; use bos=none"
+                )
+        pad = tokenizer.pad_token_id
+        self.pad_id = pad if pad is not None else (tokenizer.eos_token_id or 0)
+        self.split = HeadSplit(model, causal_head(model))
+
+    def conventions(self) -> dict[str, Any]:
+        prefix = self.tokenizer.convert_ids_to_tokens(self.prefix_id) if self.prefix_id is not None else None
+        return {
+            "scorer": self.name,
+            "bos": self.bos,
+            "prefix_token": prefix,
+            "first_token_scored": self.bos == "prepend",
+            "eos_scored": False,
+            "reduction": "sum",
+            "log_base": "e",
+            "logprob": "logit - logsumexp (fp32)",
+            "head_split": self.split.ok,
+            "batch_tokens": self.batch_tokens,
+        }
+
+    # -- public verbs ---------------------------------------------------------------------------
+    def token_logprobs(
+        self, texts: Sequence[str], progress: Progress | None = None
+    ) -> list[list[TokenScore]]:
+        encs = [encode_plain(self.tokenizer, t) for t in texts]
+        units = [self._unit(e, None) for e in encs]
+        values = self._run([u[0] for u in units], [u[1] for u in units], progress)
+        out = []
+        for enc, (_, targets, first), vals in zip(encs, units, values, strict=True):
+            toks = self.tokenizer.convert_ids_to_tokens(enc.ids)
+            scores = dict(zip([t - first for t in targets], vals.tolist(), strict=True))
+            out.append(
+                [
+                    TokenScore(
+                        token=toks[i],
+                        logprob=scores.get(i, float("nan")),
+                        start=enc.offsets[i][0],
+                        end=enc.offsets[i][1],
+                    )
+                    for i in range(len(enc.ids))
+                ]
+            )
+        return out
+
+    def score(
+        self,
+        texts: Sequence[str],
+        spans: Sequence[Span | None] | None = None,
+        progress: Progress | None = None,
+    ) -> list[tuple[float, int]]:
+        """(summed log-prob, number of scored tokens) per text, over ``spans`` where given."""
+        spans = spans if spans is not None else [None] * len(texts)
+        units = [self._unit(encode_plain(self.tokenizer, t), s) for t, s in zip(texts, spans, strict=True)]
+        values = self._run([u[0] for u in units], [u[1] for u in units], progress)
+        return [(float(v.astype(np.float64).sum()), len(v)) for v in values]
+
+    def sequence_logprob(
+        self, texts: Sequence[str], reduce: Reduce = "sum", progress: Progress | None = None
+    ) -> list[float]:
+        res = self.score(texts, None, progress)
+        return [s if reduce == "sum" else (s / n if n else float("nan")) for s, n in res]
+
+    def span_logprob(
+        self, texts: Sequence[str], spans: Sequence[Span], progress: Progress | None = None
+    ) -> list[float]:
+        return [s for s, _ in self.score(texts, spans, progress)]
+
+    def continuation_logprob(self, prefixes: Sequence[str], conts: Sequence[str]) -> list[float]:
+        texts = [p + c for p, c in zip(prefixes, conts, strict=True)]
+        return self.span_logprob(texts, [(len(p), len(t)) for p, t in zip(prefixes, texts, strict=True)])
+
+    def score_pairs(
+        self, goods: Sequence[str], bads: Sequence[str], progress: Progress | None = None
+    ) -> list[tuple[tuple[float, int], tuple[float, int]]]:
+        """Whole-sentence scores of pairs, the common token prefix run once (KV cache) for both members.
+
+        Same numbers as :meth:`score` (the prefix tokens' log-probs are shared, not skipped), fewer
+        tokens through the model: minimal pairs usually differ late (agreement) or in one word.
+        """
+        ids = [
+            (
+                self._unit(encode_plain(self.tokenizer, g), None)[0],
+                self._unit(encode_plain(self.tokenizer, b), None)[0],
+            )
+            for g, b in zip(goods, bads, strict=True)
+        ]
+        out: list[tuple[tuple[float, int], tuple[float, int]]] = [((0.0, 0), (0.0, 0))] * len(ids)
+        ctx, sufs, shared = [], [], []
+        for i, (g, b) in enumerate(ids):
+            n = common_prefix([g, b])
+            if n == 0:  # nothing shared (bos=none and the first tokens differ): score both plainly
+                sg, sb = self.score([goods[i], bads[i]])
+                out[i] = (sg, sb)
+                continue
+            shared.append(i)
+            ctx.append(g[:n])
+            sufs.append([g[n:], b[n:]])
+        cost = [len(c) + sum(map(len, s)) for c, s in zip(ctx, sufs, strict=True)]
+        for batch in budget_batches(cost, self.batch_tokens):
+            csum, cn, ssum = self.shared_prefix(
+                [ctx[k] for k in batch], [sufs[k] for k in batch], score_context=True
+            )
+            for j, k in enumerate(batch):
+                i = shared[k]
+                out[i] = (
+                    (csum[j] + ssum[j][0], cn[j] + len(sufs[k][0])),
+                    (csum[j] + ssum[j][1], cn[j] + len(sufs[k][1])),
+                )
+            if progress:
+                progress(2 * len(batch))
+        return out
+
+    @torch.no_grad()
+    def shared_prefix(
+        self, ctx: list[list[int]], sufs: list[list[list[int]]], score_context: bool = False
+    ) -> tuple[list[float], list[int], list[list[float]]]:
+        """For each row: the context ids run once with a KV cache, then each suffix scored after it.
+
+        Returns (context log-prob sums, context tokens scored, per-suffix log-prob sums). The context's
+        own tokens are scored (position 0 never) only with ``score_context``. Every suffix needs >= 1 id.
+        """
+        dev, model = self.device, self.model
+        ids, mask = pad_right(ctx, self.pad_id)
+        ids, mask = ids.to(dev), mask.to(dev)
+        last = torch.tensor([len(c) - 1 for c in ctx], device=dev)
+        base = self.split.base if self.split.ok else model
+        out = base(input_ids=ids, attention_mask=mask, use_cache=True)
+        states = out.last_hidden_state if self.split.ok else out.logits
+        head = self.split.head if self.split.ok else (lambda h: h)
+        csum, cn = [0.0] * len(ctx), [0] * len(ctx)
+        if score_context:
+            cr = [b for b, c in enumerate(ctx) for _ in range(1, len(c))]
+            cc = [t - 1 for c in ctx for t in range(1, len(c))]
+            if cr:
+                tgt = torch.tensor([ctx[b][t + 1] for b, t in zip(cr, cc, strict=True)], device=dev)
+                lp = gather_logprobs(head(states[cr, cc]), tgt).double().cpu().numpy()
+                sums = np.zeros(len(ctx))
+                np.add.at(sums, cr, lp)
+                csum, cn = sums.tolist(), [len(c) - 1 for c in ctx]
+        rows = [(b, k) for b, s in enumerate(sufs) for k in range(len(s))]
+        which = torch.tensor([b for b, _ in rows], device=dev)
+        first = torch.tensor([sufs[b][k][0] for b, k in rows], device=dev)
+        totals = gather_logprobs(head(states[torch.arange(len(ctx), device=dev), last][which]), first)
+        totals = totals.double().cpu().numpy().copy()
+        rest = [sufs[b][k][:-1] for b, k in rows]  # inputs that predict suffix tokens 1..
+        if max(map(len, rest)) > 0:
+            cache = out.past_key_values
+            cache.reorder_cache(which)
+            rin, rmask = pad_right([r or [self.pad_id] for r in rest], self.pad_id)
+            rmask[[r for r, seq in enumerate(rest) if not seq], 0] = 0
+            rin, rmask = rin.to(dev), rmask.to(dev)
+            pos = last[which].unsqueeze(1) + 1 + torch.arange(rin.shape[1], device=dev).unsqueeze(0)
+            o2 = base(
+                input_ids=rin,
+                attention_mask=torch.cat([mask[which], rmask], dim=1),
+                position_ids=pos,
+                past_key_values=cache,
+                use_cache=True,
+            )
+            sr = [r for r, seq in enumerate(rest) for _ in seq]
+            sc = [j for seq in rest for j in range(len(seq))]
+            tgt = torch.tensor(
+                [sufs[rows[r][0]][rows[r][1]][j + 1] for r, j in zip(sr, sc, strict=True)], device=dev
+            )
+            states2 = o2.last_hidden_state if self.split.ok else o2.logits
+            np.add.at(totals, sr, gather_logprobs(head(states2[sr, sc]), tgt).double().cpu().numpy())
+        res: list[list[float]] = [[] for _ in sufs]
+        for (b, _), v in zip(rows, totals, strict=True):
+            res[b].append(float(v))
+        return csum, cn, res
+
+    # -- internals ------------------------------------------------------------------------------
+    def _unit(self, enc: Encoded, span: Span | None) -> tuple[list[int], list[int], int]:
+        """(input ids, positions scored, index of the first text token in the ids)."""
+        if self.prefix_id is not None:
+            ids, first = [self.prefix_id, *enc.ids], 1
+        else:
+            ids, first = list(enc.ids), 0
+        targets = [first + i for i in overlapping(enc.offsets, span) if first + i >= 1]
+        return ids, targets, first
+
+    @torch.no_grad()
+    def _run(
+        self, seqs: list[list[int]], targets: list[list[int]], progress: Progress | None
+    ) -> list[np.ndarray]:
+        out: list[np.ndarray] = [np.zeros(0, dtype=np.float32)] * len(seqs)
+        todo = [i for i, t in enumerate(targets) if t]
+        # the last position is never needed as an input for prediction beyond the last target
+        lengths = [max(targets[i]) for i in todo]
+        for batch in budget_batches(lengths, self.batch_tokens):
+            idx = [todo[b] for b in batch]
+            ids, mask = pad_right([seqs[i][: max(targets[i])] for i in idx], self.pad_id)
+            ids, mask = ids.to(self.device), mask.to(self.device)
+            rows = torch.tensor([r for r, i in enumerate(idx) for _ in targets[i]], device=self.device)
+            cols = torch.tensor([t - 1 for i in idx for t in targets[i]], device=self.device)
+            tgt = torch.tensor([seqs[i][t] for i in idx for t in targets[i]], device=self.device)
+            lp = self._logprobs(ids, mask, rows, cols, tgt).cpu().numpy()
+            pos = 0
+            for i in idx:
+                out[i] = lp[pos : pos + len(targets[i])]
+                pos += len(targets[i])
+            if progress:
+                progress(len(idx))
+        if progress and len(todo) < len(seqs):
+            progress(len(seqs) - len(todo))
+        return out
+
+    def _logprobs(
+        self, ids: torch.Tensor, mask: torch.Tensor, rows: torch.Tensor, cols: torch.Tensor, tgt: torch.Tensor
+    ) -> torch.Tensor:
+        if self.split.ok:
+            hidden = self.split.base(input_ids=ids, attention_mask=mask, use_cache=False).last_hidden_state
+            h = hidden[rows, cols]
+            return torch.cat(
+                [
+                    gather_logprobs(self.split.head(h[s : s + 1024]), tgt[s : s + 1024])
+                    for s in range(0, h.shape[0], 1024)
+                ]
+            )
+        logits = self.model(input_ids=ids, attention_mask=mask, use_cache=False).logits
+        return gather_logprobs(logits[rows, cols], tgt)

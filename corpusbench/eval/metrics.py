@@ -1,0 +1,158 @@
+"""Metrics of the three papers over :class:`PairScore` records.
+
+- Pairwise accuracy: good wins strictly; ties count as errors (and are counted).
+- LT-Swap (§2.1/§4): accuracy per subtask × bin; ``avg_bin`` = mean over the subtasks present in
+  a bin, ``avg`` = mean of ``avg_bin`` over bins (macro, equal weights). A cell with zero correct
+  pairs is 0.0, not NaN (the reference's NaN-for-zero bug is not copied); only empty cells are
+  absent. Accuracy drop (highest bin - lowest bin), Spearman of accuracy with bin index, and the
+  spread ratio across models.
+- FIT-CLAMS (§5.2/§6): accuracy per paradigm and bin, ΔP = log P(good) - log P(bad) per item,
+  OLS of ΔP on z-scored smoothed log counts with R².
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from corpusbench.eval.records import PairScore
+
+
+def accuracy_cell(scores: Sequence[PairScore]) -> dict[str, Any]:
+    n = len(scores)
+    correct = sum(s.correct for s in scores)
+    ties = sum(s.logprob_good == s.logprob_bad for s in scores)
+    deltas = [s.delta for s in scores]
+    return {
+        "accuracy": correct / n if n else None,
+        "n": n,
+        "n_correct": correct,
+        "n_ties": ties,
+        "mean_delta": float(np.mean(deltas)) if n else None,
+    }
+
+
+def group_by(
+    scores: Iterable[PairScore], key: Callable[[PairScore], Hashable]
+) -> dict[Hashable, list[PairScore]]:
+    out: dict[Hashable, list[PairScore]] = defaultdict(list)
+    for s in scores:
+        k = key(s)
+        if k is not None:
+            out[k].append(s)
+    return dict(sorted(out.items(), key=lambda kv: (str(type(kv[0])), kv[0])))
+
+
+def spearman(x: Sequence[float], y: Sequence[float]) -> dict[str, float | None]:
+    from scipy.stats import spearmanr
+
+    if len(x) < 3 or len(set(y)) < 2:
+        return {"rho": None, "p": None}
+    res = spearmanr(x, y)
+    return {"rho": float(res.statistic), "p": float(res.pvalue)}
+
+
+def ltswap_summary(scores: Sequence[PairScore]) -> dict[str, Any] | None:
+    """Macro averages over subtasks (``group``) within bins, then over bins."""
+    cells = group_by(scores, lambda s: None if s.bin is None else (s.bin, s.group or "all"))
+    if not cells:
+        return None
+    matrix: dict[int, dict[str, float]] = defaultdict(dict)
+    counts: dict[int, dict[str, int]] = defaultdict(dict)
+    for (b, g), ss in cells.items():
+        matrix[b][g] = accuracy_cell(ss)["accuracy"]
+        counts[b][g] = len(ss)
+    bins = sorted(matrix)
+    subtasks = sorted({g for row in matrix.values() for g in row})
+    avg_bin = {b: float(np.mean(list(matrix[b].values()))) for b in bins}
+    avg_subtask = {g: float(np.mean([matrix[b][g] for b in bins if g in matrix[b]])) for g in subtasks}
+    return {
+        "avg": float(np.mean(list(avg_bin.values()))),
+        "avg_bin": {str(b): v for b, v in avg_bin.items()},
+        "avg_subtask": avg_subtask,
+        "matrix": {str(b): dict(matrix[b]) for b in bins},
+        "counts": {str(b): dict(counts[b]) for b in bins},
+        "accuracy_drop": avg_bin[bins[-1]] - avg_bin[bins[0]] if len(bins) > 1 else None,
+        "spearman_bin": spearman([float(b) for b in bins], [avg_bin[b] for b in bins]),
+        "spearman_bin_subtask": {
+            g: spearman(
+                [float(b) for b in bins if g in matrix[b]], [matrix[b][g] for b in bins if g in matrix[b]]
+            )
+            for g in subtasks
+        },
+    }
+
+
+def spread_ratio(avg_bin_by_model: Mapping[str, Mapping[str, float]]) -> float | None:
+    """(max - min across models in the lowest bin) / (max - min across models in the highest bin)."""
+    common = set.intersection(*(set(m) for m in avg_bin_by_model.values())) if avg_bin_by_model else set()
+    if len(avg_bin_by_model) < 2 or len(common) < 2:
+        return None
+    lo, hi = min(common, key=int), max(common, key=int)
+    low = [m[lo] for m in avg_bin_by_model.values()]
+    high = [m[hi] for m in avg_bin_by_model.values()]
+    den = max(high) - min(high)
+    return (max(low) - min(low)) / den if den > 0 else None
+
+
+def smoothed_log_count(count: float) -> float:
+    """FIT-CLAMS regression predictor: ln(c) for c >= 2, ln 1.5 for c = 1, 0 when absent."""
+    if count is None or (isinstance(count, float) and math.isnan(count)) or count <= 0:
+        return 0.0
+    return math.log(1.5) if count < 2 else math.log(count)
+
+
+def ols(y: Sequence[float], columns: Mapping[str, Sequence[float]]) -> dict[str, Any] | None:
+    """OLS of ``y`` on z-scored predictors with an intercept: coefficients and R²."""
+    names = [k for k, v in columns.items() if np.std(np.asarray(v, dtype=float)) > 0]
+    n = len(y)
+    if not names or n <= len(names) + 1:
+        return None
+    x = np.column_stack(
+        [(np.asarray(columns[k], float) - np.mean(columns[k])) / np.std(columns[k]) for k in names]
+    )
+    design = np.column_stack([np.ones(n), x])
+    yv = np.asarray(y, dtype=float)
+    coef, *_ = np.linalg.lstsq(design, yv, rcond=None)
+    resid = yv - design @ coef
+    ss_tot = float(((yv - yv.mean()) ** 2).sum())
+    r2 = 1 - float((resid**2).sum()) / ss_tot if ss_tot > 0 else None
+    return {
+        "n": n,
+        "r2": r2,
+        "coef": {"const": float(coef[0]), **{k: float(c) for k, c in zip(names, coef[1:], strict=True)}},
+    }
+
+
+def config_metrics(
+    scores: Sequence[PairScore], freq: Mapping[str, Mapping[str, float]] | None = None
+) -> dict[str, Any]:
+    """Everything reported for one config: overall, per group, per bin, group × bin, LT-Swap macro, OLS."""
+    out: dict[str, Any] = accuracy_cell(scores)
+    by_group = group_by(scores, lambda s: s.group)
+    by_bin = group_by(scores, lambda s: s.bin)
+    out["by_group"] = {str(k): accuracy_cell(v) for k, v in by_group.items()}
+    out["by_bin"] = {str(k): accuracy_cell(v) for k, v in by_bin.items()}
+    out["by_group_bin"] = {
+        f"{g}|{b}": accuracy_cell(v)
+        for (g, b), v in group_by(
+            scores, lambda s: None if s.group is None or s.bin is None else (s.group, s.bin)
+        ).items()
+    }
+    out["macro_groups"] = (
+        float(np.mean([c["accuracy"] for c in out["by_group"].values()])) if by_group else None
+    )
+    out["ltswap"] = ltswap_summary(scores)
+    if freq:
+        delta = {s.id: s.delta for s in scores if s.id in freq}
+        cols = sorted({k for i in delta for k in freq[i]})
+        if delta and cols:
+            out["delta_ols"] = ols(
+                list(delta.values()),
+                {c: [smoothed_log_count(freq[i].get(c, 0)) for i in delta] for c in cols},
+            )
+    return out

@@ -1,0 +1,219 @@
+"""Load an HF model + tokenizer for scoring: architecture detection, device/dtype checks, provenance.
+
+The head split: scorers run the base model and apply the output head only at the positions
+they score ("logits only where scored"). Whether that equals the full forward is *checked* on a
+probe input at load time (softcapped or scaled heads fail the check and fall back to the full
+forward), so no architecture list has to be maintained.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from corpusbench.errors import BackendError, ConfigError, InputError
+from corpusbench.eval.records import Arch
+from corpusbench.provenance import file_sha256, fingerprint
+
+log = logging.getLogger(__name__)
+
+DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
+
+
+@dataclass(slots=True, kw_only=True)
+class LoadedModel:
+    """A model ready for scoring and the facts recorded in results."""
+
+    model: Any
+    tokenizer: Any
+    arch: Arch
+    model_id: str
+    revision: str | None
+    device: torch.device
+    dtype: torch.dtype
+    files_sha256: str | None = None  # local folders: fingerprint of the files (a Hub model has a revision)
+
+    def provenance(self) -> dict[str, Any]:
+        tok = self.tokenizer
+        return {
+            "model_id": self.model_id,
+            "model_revision": self.revision,
+            "model_files_sha256": self.files_sha256,
+            "model_class": type(self.model).__name__,
+            "arch": self.arch,
+            "dtype": str(self.dtype).removeprefix("torch."),
+            "device": str(self.device),
+            "tokenizer_class": type(tok).__name__,
+            "tokenizer_vocab_size": len(tok),
+            "max_positions": max_positions(self.model, tok),
+        }
+
+
+def resolve_device(device: str) -> torch.device:
+    if device.startswith("cuda"):
+        if not torch.cuda.is_available():
+            raise ConfigError(f"--device {device} requested but no CUDA GPU is available (use --device cpu)")
+    elif device != "cpu":
+        raise ConfigError(f"unknown device {device!r}: use cpu or cuda[:N]")
+    return torch.device(device)
+
+
+def resolve_dtype(dtype: str, device: torch.device) -> torch.dtype:
+    if dtype not in DTYPES:
+        raise ConfigError(f"unknown dtype {dtype!r}: choose one of {', '.join(DTYPES)}")
+    if dtype == "float16" and device.type == "cpu":
+        raise ConfigError("float16 is not supported on CPU: use float32 (default) or bfloat16")
+    return DTYPES[dtype]
+
+
+def detect_arch(config: Any) -> Arch:
+    """causal / mlm / seq2seq from the config's ``architectures`` and ``is_encoder_decoder``."""
+    from transformers.models.auto import modeling_auto as ma
+
+    if getattr(config, "is_encoder_decoder", False):
+        return "seq2seq"
+    for name in getattr(config, "architectures", None) or []:
+        if name.endswith(("ForCausalLM", "LMHeadModel")) and "DoubleHeads" not in name:
+            return "causal"
+        if name.endswith("ForMaskedLM"):
+            return "mlm"
+        if name.endswith("ForConditionalGeneration"):
+            return "seq2seq"
+    mtype = getattr(config, "model_type", "")
+    if mtype in ma.MODEL_FOR_MASKED_LM_MAPPING_NAMES:  # BERT-likes are in both maps; MLM is their use
+        return "mlm"
+    if mtype in ma.MODEL_FOR_CAUSAL_LM_MAPPING_NAMES:
+        return "causal"
+    raise ConfigError(
+        f"cannot detect the architecture of model type {mtype!r} (architectures={config.architectures}); "
+        "pass --arch causal|mlm|seq2seq"
+    )
+
+
+def _auto_class(arch: Arch) -> Any:
+    import transformers as tf
+
+    return {
+        "causal": tf.AutoModelForCausalLM,
+        "mlm": tf.AutoModelForMaskedLM,
+        "seq2seq": tf.AutoModelForSeq2SeqLM,
+    }[arch]
+
+
+def load_model(
+    model_id: str,
+    *,
+    arch: str = "auto",
+    device: str = "cpu",
+    dtype: str = "float32",
+    revision: str | None = None,
+    trust_remote_code: bool = False,
+) -> LoadedModel:
+    """Load ``model_id`` (a local folder or a Hub id, ``ID@revision`` allowed) for scoring."""
+    from transformers import AutoConfig, AutoTokenizer
+
+    if "@" in model_id and revision is None and not Path(model_id).exists():
+        model_id, revision = model_id.rsplit("@", 1)
+    dev = resolve_device(device)
+    torch_dtype = resolve_dtype(dtype, dev)
+    local = Path(model_id).expanduser()
+    if local.exists():
+        if not (local / "config.json").is_file():
+            raise InputError(f"{model_id}: not a model folder (no config.json)")
+        source = str(local)
+    elif model_id.startswith((".", "/", "~")) or model_id.count("/") > 1:
+        raise InputError(f"{model_id}: model folder not found")
+    else:
+        source = model_id
+    kw: dict[str, Any] = {"revision": revision, "trust_remote_code": trust_remote_code}
+    try:
+        config = AutoConfig.from_pretrained(source, **kw)
+    except OSError as e:
+        offline = " (HF_HUB_OFFLINE is set)" if os.environ.get("HF_HUB_OFFLINE") else ""
+        raise InputError(f"{model_id}: cannot load model config{offline}: {str(e).splitlines()[0]}") from None
+    chosen: Arch = detect_arch(config) if arch == "auto" else _check_arch(arch)
+    try:
+        tok = AutoTokenizer.from_pretrained(source, **kw)
+        model = _auto_class(chosen).from_pretrained(source, dtype=torch_dtype, **kw)
+    except (OSError, ValueError) as e:
+        raise BackendError(f"{model_id}: cannot load as a {chosen} model: {str(e).splitlines()[0]}") from None
+    model.to(dev).eval()
+    sha = getattr(config, "_commit_hash", None) or revision
+    return LoadedModel(
+        model=model,
+        tokenizer=tok,
+        arch=chosen,
+        model_id=model_id,
+        revision=sha,
+        device=dev,
+        dtype=torch_dtype,
+        files_sha256=local_fingerprint(local) if local.exists() else None,
+    )
+
+
+def local_fingerprint(folder: Path) -> str:
+    """sha256 over (name, sha256) of every file in a local model folder (weights, config, tokenizer)."""
+    files = sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
+    return fingerprint([(p.name, file_sha256(p)) for p in files])
+
+
+def _check_arch(arch: str) -> Arch:
+    if arch not in ("causal", "mlm", "seq2seq"):
+        raise ConfigError(f"unknown --arch {arch!r}: use auto, causal, mlm or seq2seq")
+    return arch  # type: ignore[return-value]
+
+
+def max_positions(model: Any, tokenizer: Any) -> int:
+    """The model window in tokens: config positions, capped by a sane tokenizer ``model_max_length``."""
+    cfg = model.config
+    n = None
+    for key in ("max_position_embeddings", "n_positions", "max_sequence_length"):
+        if getattr(cfg, key, None):
+            n = int(getattr(cfg, key))
+            break
+    if n is not None and getattr(cfg, "model_type", "") in ("roberta", "xlm-roberta", "camembert"):
+        n -= 2  # RoBERTa reserves padding_idx + 1 positions
+    tml = getattr(tokenizer, "model_max_length", None)
+    if tml and tml < 1_000_000:
+        n = min(n, int(tml)) if n else int(tml)
+    return n or 512
+
+
+class HeadSplit:
+    """``base(ids) -> hidden`` and ``head(hidden) -> logits``, verified against the full forward."""
+
+    def __init__(self, model: Any, head: Any | None) -> None:
+        self.model = model
+        self.base = model.base_model
+        self.head = head
+        self.ok = head is not None and self.base is not model and self._probe()
+
+    def _probe(self) -> bool:
+        dev = next(self.model.parameters()).device
+        vocab = self.model.config.vocab_size
+        ids = torch.arange(3, 11, device=dev).remainder(vocab).unsqueeze(0)
+        with torch.no_grad():
+            full = self.model(input_ids=ids).logits.float()
+            hidden = self.base(input_ids=ids).last_hidden_state
+            split = self.head(hidden).float()
+        good = split.shape == full.shape and torch.allclose(split, full, atol=1e-4, rtol=1e-4)
+        if not good:
+            log.info(
+                "%s: head split differs from the full forward; using full logits", type(self.model).__name__
+            )
+        return bool(good)
+
+
+def causal_head(model: Any) -> Any | None:
+    return model.get_output_embeddings()
+
+
+def masked_head(model: Any) -> Any | None:
+    """The MLM head: the one child module of the model that is not the base model."""
+    others = [m for name, m in model.named_children() if m is not model.base_model]
+    return others[0] if len(others) == 1 else None

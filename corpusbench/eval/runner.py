@@ -1,0 +1,261 @@
+"""The eval runner: minimal-pair dataset × model -> results.json, scores.parquet, plots, summary.
+
+The whole output folder is built in a temporary sibling and renamed at the end, so a failed or
+interrupted run leaves nothing half-written. Data is validated before the model is loaded.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from corpusbench.errors import ConfigError
+from corpusbench.eval.data import FREQ_PREFIX, PairSet, load_pairs
+from corpusbench.eval.metrics import config_metrics
+from corpusbench.eval.models import LoadedModel, load_model
+from corpusbench.eval.records import MinimalPair, PairScore, Span
+from corpusbench.io import atomic_dir, atomic_path, atomic_write, write_json
+from corpusbench.provenance import code_version
+
+log = logging.getLogger(__name__)
+
+ProgressFactory = Callable[[str, int], Callable[[int], None]]  # (description, total) -> advance
+CHUNK = 2048  # unique sentences per scorer call (progress granularity; batches are sorted within)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EvalSpec:
+    dataset: str
+    model: str
+    out: Path
+    arch: str = "auto"
+    device: str = "cpu"
+    dtype: str = "float32"
+    batch_tokens: int = 2048
+    configs: tuple[str, ...] = ()
+    group_col: str | None = None
+    bos: str = "prepend"
+    pll: str = "within_word_l2r"
+    scoring: str = "auto"  # auto: critical-region spans where the data has them; full: whole sentences
+    limit: int | None = None
+    trust_remote_code: bool = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EvalReport:
+    out: Path
+    accuracy: float
+    n_pairs: int
+    per_config: dict[str, float | None] = field(default_factory=dict)
+    seconds: float = 0.0
+
+
+def make_scorer(
+    lm: LoadedModel, *, batch_tokens: int = 2048, bos: str = "prepend", pll: str = "within_word_l2r"
+) -> Any:
+    """The scorer for the loaded model's architecture."""
+    if lm.arch == "causal":
+        from corpusbench.eval.causal import CausalScorer
+
+        return CausalScorer(lm.model, lm.tokenizer, bos=bos, batch_tokens=batch_tokens)  # type: ignore[arg-type]
+    if lm.arch == "mlm":
+        from corpusbench.eval.masked import MaskedPllScorer
+
+        return MaskedPllScorer(lm.model, lm.tokenizer, pll=pll, batch_tokens=batch_tokens)  # type: ignore[arg-type]
+    from corpusbench.eval.seq2seq import Seq2SeqScorer
+
+    return Seq2SeqScorer(lm.model, lm.tokenizer, batch_tokens=batch_tokens)
+
+
+def scored_unit(text: str, span: Span | None, prefix: str | None, scoring: str) -> tuple[str, Span | None]:
+    """(text given to the scorer, region scored): a prefix is prepended with a space and never scored."""
+    span = span if scoring == "auto" else None
+    if not prefix:
+        return text, span
+    shift = len(prefix) + 1
+    region = (shift + span[0], shift + span[1]) if span else (shift, shift + len(text))
+    return f"{prefix} {text}", region
+
+
+def score_pairs(
+    scorer: Any,
+    pairs: Sequence[MinimalPair],
+    *,
+    scoring: str = "auto",
+    progress: ProgressFactory | None = None,
+) -> list[PairScore]:
+    """Score both members of every pair; identical units are scored once.
+
+    Whole-sentence pairs on a scorer with ``score_pairs`` (causal) share their common token prefix
+    (same numbers, fewer tokens); everything else goes through ``score`` as (text, region) units.
+    """
+    if scoring not in ("auto", "full"):
+        raise ConfigError(f"unknown scoring {scoring!r}: use auto or full")
+    members = [
+        (
+            scored_unit(p.good, p.good_span, p.good_prefix, scoring),
+            scored_unit(p.bad, p.bad_span, p.bad_prefix, scoring),
+        )
+        for p in pairs
+    ]
+    done: dict[tuple[str, Span | None], tuple[float, int]] = {}
+    whole: list[tuple[str, str]] = []
+    if hasattr(scorer, "score_pairs"):
+        whole = list(dict.fromkeys((g[0], b[0]) for g, b in members if g[1] is None and b[1] is None))
+    in_whole = {(t, None) for pair in whole for t in pair}
+    rest = list(dict.fromkeys(u for m in members for u in m if u not in in_whole))
+    advance = progress("scoring sentences", 2 * len(whole) + len(rest)) if progress else None
+    if whole:
+        for s in range(0, len(whole), CHUNK // 2):
+            chunk = whole[s : s + CHUNK // 2]
+            for (g, b), (sg, sb) in zip(
+                chunk, scorer.score_pairs([g for g, _ in chunk], [b for _, b in chunk]), strict=True
+            ):
+                done[(g, None)], done[(b, None)] = sg, sb
+            if advance:
+                advance(2 * len(chunk))
+    for s in range(0, len(rest), CHUNK):
+        chunk = rest[s : s + CHUNK]
+        done.update(zip(chunk, scorer.score([t for t, _ in chunk], [sp for _, sp in chunk]), strict=True))
+        if advance:
+            advance(len(chunk))
+    out = []
+    for p, (good, bad) in zip(pairs, members, strict=True):
+        g, b = done[good], done[bad]
+        out.append(
+            PairScore(
+                id=p.id,
+                config=p.config,
+                group=p.group,
+                bin=p.bin,
+                logprob_good=g[0],
+                logprob_bad=b[0],
+                n_tokens_good=g[1],
+                n_tokens_bad=b[1],
+            )
+        )
+    return out
+
+
+def _scores_frame(pairs: Sequence[MinimalPair], scores: Sequence[PairScore]) -> pd.DataFrame:
+    return pd.DataFrame(
+        {
+            "id": [s.id for s in scores],
+            "config": [s.config for s in scores],
+            "group": [s.group for s in scores],
+            "bin": pd.array([s.bin for s in scores], dtype="Int64"),
+            "sentence_good": [p.good for p in pairs],
+            "sentence_bad": [p.bad for p in pairs],
+            "logprob_good": np.array([s.logprob_good for s in scores]),
+            "logprob_bad": np.array([s.logprob_bad for s in scores]),
+            "n_tokens_good": [s.n_tokens_good for s in scores],
+            "n_tokens_bad": [s.n_tokens_bad for s in scores],
+            "delta": np.array([s.delta for s in scores]),
+            "correct": [s.correct for s in scores],
+        }
+    )
+
+
+def build_results(data: PairSet, scores: Sequence[PairScore], provenance: dict[str, Any]) -> dict[str, Any]:
+    freq = {
+        p.id: {k[len(FREQ_PREFIX) :]: float(v) for k, v in p.meta if k.startswith(FREQ_PREFIX)}
+        for p in data.pairs
+    }
+    freq = {k: v for k, v in freq.items() if v}
+    per_cfg = {cfg: config_metrics([s for s in scores if s.config == cfg], freq) for cfg in data.configs}
+    n = len(scores)
+    accs = [m["accuracy"] for m in per_cfg.values() if m["accuracy"] is not None]
+    return {
+        "accuracy": sum(s.correct for s in scores) / n,
+        "accuracy_macro_configs": float(np.mean(accs)),
+        "n_pairs": n,
+        "n_ties": sum(s.logprob_good == s.logprob_bad for s in scores),
+        "configs": per_cfg,
+        "provenance": provenance,
+    }
+
+
+def summary_markdown(results: dict[str, Any]) -> str:
+    prov = results["provenance"]
+    conventions = ", ".join(f"{k}={v}" for k, v in sorted(prov["scorer"].items()) if k != "scorer")
+    lines = [
+        f"# Evaluation of `{prov['model']['model_id']}` on `{prov['dataset']['dataset']}`",
+        "",
+        f"- pairs: {results['n_pairs']}, accuracy (micro): {results['accuracy']:.4f}, "
+        f"macro over configs: {results['accuracy_macro_configs']:.4f}, ties: {results['n_ties']}",
+        f"- scorer: `{prov['scorer']['scorer']}` ({conventions})",
+        f"- model: arch={prov['model']['arch']}, dtype={prov['model']['dtype']}, "
+        f"revision={prov['model']['model_revision']}",
+        f"- dataset fingerprint: `{prov['dataset']['dataset_fingerprint'][:16]}`",
+        "",
+        "| config | group | n | accuracy | mean ΔP |",
+        "|---|---|---:|---:|---:|",
+    ]
+    for cfg, m in results["configs"].items():
+        lines.append(f"| {cfg} | (all) | {m['n']} | {m['accuracy']:.4f} | {m['mean_delta']:.3f} |")
+        for g, c in m["by_group"].items():
+            if g != cfg:
+                lines.append(f"| {cfg} | {g} | {c['n']} | {c['accuracy']:.4f} | {c['mean_delta']:.3f} |")
+        if m.get("ltswap"):
+            lt = m["ltswap"]
+            drop = "n/a" if lt["accuracy_drop"] is None else f"{lt['accuracy_drop']:.4f}"
+            lines.append(f"\nLT-Swap macro ({cfg}): avg {lt['avg']:.4f}, accuracy drop {drop}\n")
+    return "\n".join(lines) + "\n"
+
+
+def run_eval(spec: EvalSpec, progress: ProgressFactory | None = None) -> EvalReport:
+    """Validate the data, load the model, score, compute metrics and write ``spec.out`` atomically."""
+    t0 = time.perf_counter()
+    data = load_pairs(spec.dataset, configs=spec.configs or None, group_col=spec.group_col, limit=spec.limit)
+    lm = load_model(
+        spec.model,
+        arch=spec.arch,
+        device=spec.device,
+        dtype=spec.dtype,
+        trust_remote_code=spec.trust_remote_code,
+    )
+    scorer = make_scorer(lm, batch_tokens=spec.batch_tokens, bos=spec.bos, pll=spec.pll)
+    n_units = len({(t, s) for p in data.pairs for t, s in ((p.good, p.good_span), (p.bad, p.bad_span))})
+    t1 = time.perf_counter()
+    scores = score_pairs(scorer, data.pairs, scoring=spec.scoring, progress=progress)
+    t_score = time.perf_counter() - t1
+    spec_d = {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(spec).items() if k != "out"}
+    provenance = {
+        "model": lm.provenance(),
+        "dataset": data.provenance(),
+        "scorer": scorer.conventions(),
+        "scoring": spec.scoring,
+        "spec": spec_d,
+        "code": code_version(),
+    }
+    results = build_results(data, scores, provenance)
+    timing = {
+        "seconds_total": time.perf_counter() - t0,
+        "seconds_scoring": t_score,
+        "sentences_scored": n_units,
+        "sentences_per_s": n_units / t_score if t_score > 0 else None,
+    }
+    with atomic_dir(spec.out) as tmp:
+        write_json(tmp / "results.json", results)
+        write_json(tmp / "timing.json", timing)
+        with atomic_path(tmp / "scores.parquet") as p:
+            _scores_frame(data.pairs, scores).to_parquet(p, index=False)
+        from corpusbench.eval.plots import plot_results
+
+        plot_results(results, tmp)
+        with atomic_write(tmp / "summary.md") as fh:
+            fh.write(summary_markdown(results))
+    return EvalReport(
+        out=spec.out,
+        accuracy=results["accuracy"],
+        n_pairs=results["n_pairs"],
+        per_config={c: m["accuracy"] for c, m in results["configs"].items()},
+        seconds=time.perf_counter() - t0,
+    )

@@ -1,0 +1,111 @@
+"""CAC determiner choice: a/an merging, KV reuse == full strings, ids resolved in context, truncation."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+
+from corpusbench.eval.cac import choose_determiners, merge_p_the, truncate_left
+from corpusbench.eval.causal import CausalScorer, encode_plain
+from corpusbench.eval.masked import MaskedPllScorer
+from corpusbench.eval.records import DeterminerSite
+from corpusbench.eval.seq2seq import Seq2SeqScorer
+
+CTX = "*MOT: look at the dog .\n*CHI: doggie !\n*MOT: yes , the dog is big .\n"
+SITES = [
+    DeterminerSite(id="s1", left=CTX + "*CHI: I want ", right=" dog ."),
+    DeterminerSite(id="s2", left="*MOT: what is that ?\n*CHI: that is ", right=" apple ."),
+    DeterminerSite.from_span(
+        "s3", CTX * 3 + "*MOT: where is the ball ?", (len(CTX * 3) + 15, len(CTX * 3) + 18)
+    ),
+]
+
+
+def test_merge_hand_cases():
+    assert merge_p_the({"a": math.log(0.2), "an": math.log(0.2), "the": math.log(0.6)}) == pytest.approx(0.6)
+    assert merge_p_the({"a": 0.0, "an": -math.inf, "the": 0.0}) == pytest.approx(0.5)
+    assert merge_p_the({"a": -math.inf, "an": -math.inf, "the": -math.inf}) == 0.5
+    assert merge_p_the({"a": -1000.0, "an": -1000.0, "the": -1001.0}) == pytest.approx(1 / (1 + 2 * math.e))
+
+
+def full_string_p_the(scorer: CausalScorer, site: DeterminerSite) -> float:
+    """The reference method: score the three complete strings and sum all their token log-probs."""
+    return merge_p_the({f: scorer.sequence_logprob([site.left + f + site.right])[0] for f in site.candidates})
+
+
+@pytest.mark.parametrize("budget", [64, 4096])
+def test_causal_kv_reuse_equals_full_strings(tiny, budget):
+    lm = tiny["gpt2"]
+    sc = CausalScorer(lm.model, lm.tokenizer, batch_tokens=budget)
+    got = choose_determiners(sc, SITES, window=512)
+    assert [c.id for c in got] == ["s1", "s2", "s3"]
+    for site, c in zip(SITES, got, strict=True):
+        assert c.p_the == pytest.approx(full_string_p_the(sc, site), abs=1e-4)
+        assert set(c.logprobs) == {"a", "an", "the"} and not c.truncated
+
+
+@pytest.mark.slow
+def test_causal_kv_reuse_on_smollm2(smol):
+    sc = CausalScorer(smol.model, smol.tokenizer)
+    got = choose_determiners(sc, SITES[:2], window=8192)
+    for site, c in zip(SITES[:2], got, strict=True):
+        assert c.p_the == pytest.approx(full_string_p_the(sc, site), abs=1e-4)
+    assert got[0].p_the > 0.5  # "I want ___ dog" after "the dog" mentions
+
+
+def test_truncation_drops_whole_lines_first(tiny):
+    tok = tiny["gpt2"].tokenizer
+    count = lambda t: encode_plain(tok, t).offsets  # noqa: E731
+    site = SITES[2]
+    full = len(count(site.left + "the" + site.right))
+    cut, was_cut = truncate_left(site, count, full - 3)
+    assert was_cut and site.left.endswith(cut.left)
+    assert cut.left.startswith("*") and len(count(cut.left + "the" + cut.right)) <= full - 3
+    same, not_cut = truncate_left(site, count, full)
+    assert same == site and not not_cut
+    got = choose_determiners(CausalScorer(tiny["gpt2"].model, tok), [site], window=40)[0]
+    assert got.truncated and got.n_context_tokens <= 40
+
+
+def test_mlm_ids_resolved_in_context(tiny):
+    lm = tiny["roberta"]
+    tok = lm.tokenizer
+    sc = MaskedPllScorer(lm.model, tok)
+    site = SITES[0]
+    got = choose_determiners(sc, [site], window=250)[0]
+    # manual read-out at the mask with the space-prefixed ids ("Ġthe"), as the tokenizer produces in context
+    enc = tok(site.left + tok.mask_token + site.right, return_tensors="pt")
+    pos = int((enc.input_ids[0] == tok.mask_token_id).nonzero()[0])
+    with torch.no_grad():
+        lp = torch.log_softmax(lm.model(**enc).logits[0, pos].double(), -1)
+    ids = {f: tok.convert_tokens_to_ids("Ġ" + f) for f in ("a", "an", "the")}
+    bare = {f: tok.convert_tokens_to_ids(f) for f in ("a", "an", "the")}
+    assert ids != bare
+    assert got.logprobs["the"] == pytest.approx(float(lp[ids["the"]]), abs=1e-4)
+    assert got.p_the == pytest.approx(merge_p_the({f: float(lp[i]) for f, i in ids.items()}), abs=1e-4)
+
+
+def test_mlm_bert_and_seq2seq_run(tiny):
+    bert = MaskedPllScorer(tiny["bert"].model, tiny["bert"].tokenizer)
+    out = choose_determiners(bert, SITES, window=250)
+    assert all(0 < c.p_the < 1 for c in out) and len({round(c.p_the, 6) for c in out}) > 1
+    t5 = tiny["t5"]
+    s2s = Seq2SeqScorer(t5.model, t5.tokenizer)
+    out = choose_determiners(s2s, SITES, window=512)
+    site = SITES[1]
+    src, tgt = s2s.blank(site.left + site.right, (len(site.left), len(site.left)), fill="an")
+    assert out[1].logprobs["an"] == pytest.approx(float(s2s.score_targets([src], [tgt])[0].sum()), abs=1e-5)
+
+
+def test_discourse_site_and_window_lines(tiny):
+    site = DeterminerSite.from_discourse(
+        "eve:3:2", [("MOT", "look at the dog ."), ("CHI", "doggie !")], "CHI", "I want the dog .", (7, 10)
+    )
+    assert site.left == "*MOT: look at the dog .\n*CHI: doggie !\n*CHI: I want " and site.right == " dog ."
+    sc = CausalScorer(tiny["gpt2"].model, tiny["gpt2"].tokenizer)
+    full = choose_determiners(sc, [site], window=512)[0]
+    assert full.context_lines == 2 and full.in_window(2) and not full.in_window(3)
+    short = choose_determiners(sc, [site], window=len(encode_plain(sc.tokenizer, site.left).ids) + 2)[0]
+    assert short.truncated and short.context_lines < 2 and not short.in_window(2)

@@ -1,0 +1,172 @@
+"""``corpusbench eval`` end to end: files written, metrics consistent, bad input leaves nothing behind."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from corpusbench.cli import app
+from corpusbench.errors import ConfigError, InputError
+
+from .conftest import ROOT, SMOL
+
+PAIRS = [
+    {
+        "sentence_good": "The cat sits on the mat.",
+        "sentence_bad": "The cat sit on the mat.",
+        "group": "agr",
+        "bin": 1,
+        "span_good": [8, 12],
+        "span_bad": [8, 11],
+        "freq_subj": 10,
+        "freq_verb": 3,
+    },
+    {
+        "sentence_good": "The dogs bark loudly.",
+        "sentence_bad": "The dogs barks loudly.",
+        "group": "agr",
+        "bin": 2,
+        "freq_subj": 100,
+        "freq_verb": 1,
+    },
+    {
+        "sentence_good": "She is reading a book.",
+        "sentence_bad": "She are reading a book.",
+        "group": "agr",
+        "bin": 2,
+        "freq_subj": 5,
+        "freq_verb": 40,
+    },
+    {
+        "sentence_good": "The children are playing in the park.",
+        "sentence_bad": "Park the in playing are children the.",
+        "group": "order",
+        "bin": 1,
+        "freq_subj": 7,
+        "freq_verb": 70,
+    },
+    {
+        "sentence_good": "The cat sat on the mat.",
+        "sentence_bad": "Mat the on sat cat the.",
+        "group": "order",
+        "bin": 2,
+        "freq_subj": 50,
+        "freq_verb": 2,
+    },
+]
+
+
+@pytest.fixture
+def pairs_file(tmp_path):
+    path = tmp_path / "pairs.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in PAIRS), encoding="utf-8")
+    return path
+
+
+def run(*args):
+    return CliRunner().invoke(app, ["eval", *map(str, args)])
+
+
+@pytest.mark.parametrize("kind", ["gpt2", "bert", "t5"])
+def test_eval_end_to_end(tiny_dir, pairs_file, tmp_path, kind):
+    out = tmp_path / f"out-{kind}"
+    res = run("--dataset", pairs_file, "--model", tiny_dir[kind], "--out", out, "--batch-tokens", 256)
+    assert res.exit_code == 0, res.output
+    assert {p.name for p in out.iterdir()} >= {
+        "results.json",
+        "scores.parquet",
+        "summary.md",
+        "timing.json",
+        "accuracy_by_group.png",
+        "accuracy_by_bin.png",
+    }
+    results = json.loads((out / "results.json").read_text())
+    scores = pd.read_parquet(out / "scores.parquet")
+    assert list(scores["id"]) == [f"default:{i}" for i in range(5)]  # output order = input order
+    assert results["accuracy"] == pytest.approx((scores["logprob_good"] > scores["logprob_bad"]).mean())
+    assert results["provenance"]["model"]["arch"] == {"gpt2": "causal", "bert": "mlm", "t5": "seq2seq"}[kind]
+    assert results["configs"]["default"]["by_group"]["agr"]["n"] == 3
+    assert results["configs"]["default"]["ltswap"]["matrix"].keys() == {"1", "2"}
+    assert "delta_ols" in results["configs"]["default"]
+    # the first pair carries critical-region spans: only the verb tokens are scored
+    assert scores.loc[0, "n_tokens_good"] < scores.loc[1, "n_tokens_good"] + 3
+    full = run(
+        "--dataset", pairs_file, "--model", tiny_dir[kind], "--out", tmp_path / "full", "--scoring", "full"
+    )
+    assert full.exit_code == 0, full.output
+    full_scores = pd.read_parquet(tmp_path / "full" / "scores.parquet")
+    assert full_scores.loc[0, "n_tokens_good"] > scores.loc[0, "n_tokens_good"]
+    assert full_scores.loc[1, "logprob_good"] == pytest.approx(scores.loc[1, "logprob_good"], abs=1e-5)
+
+
+def test_report_compares_runs(tiny_dir, pairs_file, tmp_path):
+    for kind in ("gpt2", "bert"):
+        assert (
+            run("--dataset", pairs_file, "--model", tiny_dir[kind], "--out", tmp_path / kind).exit_code == 0
+        )
+    res = run("report", tmp_path / "gpt2", tmp_path / "bert", "--out", tmp_path / "cmp.md")
+    assert res.exit_code == 0, res.output
+    md = (tmp_path / "cmp.md").read_text()
+    assert md.count("\n") == 4 and "default" in md
+
+
+@pytest.mark.parametrize(
+    ("args", "error", "message"),
+    [
+        (["--model", "{gpt2}"], ConfigError, "needs --dataset"),
+        (["--dataset", "{bad}", "--model", "{gpt2}"], InputError, "missing column"),
+        (["--dataset", "{empty}", "--model", "{gpt2}"], InputError, "no rows"),
+        (["--dataset", "{pairs}", "--model", "{tmp}/no-such-model"], InputError, "model folder not found"),
+        (["--dataset", "{pairs}", "--model", "{gpt2}", "--device", "cuda"], ConfigError, "no CUDA GPU"),
+        (["--dataset", "{pairs}", "--model", "{gpt2}", "--arch", "rnn"], ConfigError, "unknown --arch"),
+    ],
+)
+def test_bad_input_writes_nothing(tiny_dir, pairs_file, tmp_path, args, error, message):
+    import torch
+
+    if "cuda" in args and torch.cuda.is_available():
+        pytest.skip("a GPU is present, so cuda is not an error here")
+    (tmp_path / "bad.jsonl").write_text('{"sentence_good": "A b.", "bad": "B a."}\n')
+    (tmp_path / "empty.jsonl").write_text("")
+    subst = {
+        "{gpt2}": str(tiny_dir["gpt2"]),
+        "{bad}": str(tmp_path / "bad.jsonl"),
+        "{pairs}": str(pairs_file),
+        "{empty}": str(tmp_path / "empty.jsonl"),
+        "{tmp}": str(tmp_path),
+    }
+    args = [next((a.replace(k, v) for k, v in subst.items() if k in a), a) for a in args]
+    out = tmp_path / "out"
+    res = run(*args, "--out", out)
+    shown = res.output if res.output.strip() else str(res.exception)
+    assert res.exit_code == error.exit_code == 2 and message in " ".join(shown.split())
+    assert not out.exists() and not [p for p in tmp_path.iterdir() if p.name.startswith(".out")]
+
+
+@pytest.mark.slow
+def test_cli_process_smollm2_and_exit_code(pairs_file, tmp_path):
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "OMP_NUM_THREADS": "2"}
+    cmd = [sys.executable, "-m", "corpusbench", "eval", "--dataset", str(pairs_file), "--model", str(SMOL)]
+    ok = subprocess.run(
+        [*cmd, "--out", str(tmp_path / "smol")], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert ok.returncode == 0, ok.stderr
+    results = json.loads((tmp_path / "smol" / "results.json").read_text())
+    assert results["accuracy"] == pytest.approx(0.8)  # pair 0 (verb-only "sits"/"sit") is missed by SmolLM2
+    scores = pd.read_parquet(tmp_path / "smol" / "scores.parquet")
+    assert scores.loc[4, "logprob_good"] == pytest.approx(-42.5148, abs=2e-3)
+    assert results["provenance"]["scorer"]["bos"] == "prepend"
+    bad = subprocess.run(
+        [*cmd[:5], str(tmp_path / "missing.jsonl"), *cmd[6:], "--out", str(tmp_path / "x")],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert bad.returncode == 2 and "no such file" in bad.stderr and not (tmp_path / "x").exists()

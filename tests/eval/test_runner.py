@@ -1,0 +1,67 @@
+"""score_pairs: dedupe, critical regions and the LT-Swap prefix variant (context scored by no one)."""
+
+from __future__ import annotations
+
+import pytest
+
+from corpusbench.eval.causal import CausalScorer
+from corpusbench.eval.records import MinimalPair
+from corpusbench.eval.runner import score_pairs, scored_unit
+from corpusbench.eval.seq2seq import Seq2SeqScorer
+
+
+def test_scored_unit_shifts_regions():
+    assert scored_unit("A b c.", None, None, "auto") == ("A b c.", None)
+    assert scored_unit("A b c.", (2, 3), None, "full") == ("A b c.", None)
+    assert scored_unit("A b c.", None, "Ctx here.", "auto") == ("Ctx here. A b c.", (10, 16))
+    assert scored_unit("A b c.", (2, 3), "Ctx.", "auto") == ("Ctx. A b c.", (7, 8))
+
+
+def test_prefix_is_context_only(tiny):
+    lm = tiny["gpt2"]
+    sc = CausalScorer(lm.model, lm.tokenizer)
+    pair = MinimalPair(
+        id="x:0",
+        good="The cat sat.",
+        bad="The mat sat.",
+        good_prefix="I saw a cat.",
+        bad_prefix="I saw a mat.",
+    )
+    plain = MinimalPair(id="x:1", good="The cat sat.", bad="The mat sat.")
+    with_ctx, without = score_pairs(sc, [pair, plain])
+    assert with_ctx.logprob_good == pytest.approx(
+        sc.span_logprob(["I saw a cat. The cat sat."], [(13, 25)])[0], abs=1e-5
+    )
+    assert with_ctx.n_tokens_good == without.n_tokens_good
+    assert with_ctx.logprob_good != pytest.approx(without.logprob_good, abs=1e-4)
+
+
+def test_seq2seq_region_is_word_pll_within_it(tiny):
+    lm = tiny["t5"]
+    sc = Seq2SeqScorer(lm.model, lm.tokenizer)
+    text = "The cat sat on the mat."
+    region = sc.span_logprob([text], [(4, 14)])[0]  # "cat sat on"
+    words = sc.span_logprob([text] * 3, [(4, 7), (8, 11), (12, 14)])
+    assert region == pytest.approx(sum(words), abs=1e-4)
+
+
+PAIRS = [
+    ("The dogs near the cat bark loudly.", "The dogs near the cat barks loudly."),  # late divergence
+    ("Cats sleep.", "Dogs sleep."),  # first token differs
+    ("The dog.", "The dog barks."),  # one is a prefix of the other
+    ("I want a dog.", "I want a dog."),  # identical
+]
+
+
+@pytest.mark.parametrize("bos", ["prepend", "none"])
+@pytest.mark.parametrize("budget", [24, 4096])
+def test_shared_prefix_pairs_equal_plain_scores(tiny, bos, budget):
+    lm = tiny["gpt2"]
+    sc = CausalScorer(lm.model, lm.tokenizer, bos=bos, batch_tokens=budget)
+    shared = sc.score_pairs([g for g, _ in PAIRS], [b for _, b in PAIRS])
+    plain = sc.score([s for p in PAIRS for s in p])
+    for (sg, sb), pg, pb in zip(shared, plain[0::2], plain[1::2], strict=True):
+        assert sg[1] == pg[1] and sb[1] == pb[1]
+        assert sg[0] == pytest.approx(pg[0], abs=1e-4) and sb[0] == pytest.approx(pb[0], abs=1e-4)
+    via_runner = score_pairs(sc, [MinimalPair(id=str(i), good=g, bad=b) for i, (g, b) in enumerate(PAIRS)])
+    assert [s.logprob_good for s in via_runner] == pytest.approx([p[0] for p in plain[0::2]], abs=1e-4)
