@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 import torch
 
@@ -56,3 +57,29 @@ def gather_logprobs(logits: torch.Tensor, targets: torch.Tensor, chunk: int = 10
         tgt = targets[s : s + chunk].unsqueeze(1)
         out[s : s + chunk] = block.gather(1, tgt).squeeze(1) - torch.logsumexp(block, dim=-1)
     return out
+
+
+class SummedScores:
+    """``sequence_logprob``/``span_logprob`` for any scorer with ``score(texts, spans, progress)``.
+
+    ``score`` returns (summed log-prob, number of scored tokens) per text; reductions are named
+    options (``"sum"`` or ``"mean"`` per scored token), never lambdas.
+    """
+
+    def score(
+        self, texts: Sequence[str], spans: Sequence[Any] | None = None, progress: Progress | None = None
+    ) -> list[tuple[float, int]]:
+        raise NotImplementedError
+
+    def sequence_logprob(
+        self, texts: Sequence[str], reduce: str = "sum", progress: Progress | None = None
+    ) -> list[float]:
+        if reduce not in ("sum", "mean"):
+            raise ValueError(f"unknown reduction {reduce!r}; use 'sum' or 'mean'")
+        res = self.score(texts, None, progress)
+        return [s if reduce == "sum" else (s / n if n else float("nan")) for s, n in res]
+
+    def span_logprob(
+        self, texts: Sequence[str], spans: Sequence[Any], progress: Progress | None = None
+    ) -> list[float]:
+        return [s for s, _ in self.score(texts, spans, progress)]

@@ -20,7 +20,7 @@ import numpy as np
 import torch
 
 from corpusbench.errors import ConfigError
-from corpusbench.eval.batching import Progress, budget_batches, gather_logprobs, pad_right
+from corpusbench.eval.batching import Progress, SummedScores, budget_batches, gather_logprobs, pad_right
 from corpusbench.eval.models import HeadSplit, causal_head
 from corpusbench.eval.records import Span, TokenScore
 
@@ -56,7 +56,7 @@ def overlapping(offsets: Sequence[tuple[int, int]], span: Span | None) -> list[i
     return [i for i, (a, b) in enumerate(offsets) if a < e and b > s and b > a]
 
 
-class CausalScorer:
+class CausalScorer(SummedScores):
     """Summed log-probabilities from any ``*ForCausalLM``; batches are length-sorted by token budget."""
 
     name = "causal.v1"
@@ -129,17 +129,6 @@ class CausalScorer:
         units = [self._unit(encode_plain(self.tokenizer, t), s) for t, s in zip(texts, spans, strict=True)]
         values = self._run([u[0] for u in units], [u[1] for u in units], progress)
         return [(float(v.astype(np.float64).sum()), len(v)) for v in values]
-
-    def sequence_logprob(
-        self, texts: Sequence[str], reduce: Reduce = "sum", progress: Progress | None = None
-    ) -> list[float]:
-        res = self.score(texts, None, progress)
-        return [s if reduce == "sum" else (s / n if n else float("nan")) for s, n in res]
-
-    def span_logprob(
-        self, texts: Sequence[str], spans: Sequence[Span], progress: Progress | None = None
-    ) -> list[float]:
-        return [s for s, _ in self.score(texts, spans, progress)]
 
     def continuation_logprob(self, prefixes: Sequence[str], conts: Sequence[str]) -> list[float]:
         texts = [p + c for p, c in zip(prefixes, conts, strict=True)]

@@ -19,7 +19,7 @@ import numpy as np
 import torch
 
 from corpusbench.errors import ConfigError
-from corpusbench.eval.batching import Progress, budget_batches, pad_right
+from corpusbench.eval.batching import Progress, SummedScores, budget_batches, pad_right
 from corpusbench.eval.causal import overlapping
 from corpusbench.eval.models import HeadSplit, masked_head
 from corpusbench.eval.records import Span, TokenScore
@@ -60,7 +60,7 @@ def plan_copies(enc: MlmEncoded, targets: Sequence[int], pll: Pll, mask_id: int)
     return copies
 
 
-class MaskedPllScorer:
+class MaskedPllScorer(SummedScores):
     """PLL from any ``*ForMaskedLM`` with a fast tokenizer."""
 
     name = "mlm-pll.v1"
@@ -123,17 +123,6 @@ class MaskedPllScorer:
         ]
         values = self.score_copies(plans, progress)
         return [(float(v.astype(np.float64).sum()), len(v)) for v in values]
-
-    def sequence_logprob(
-        self, texts: Sequence[str], reduce: str = "sum", progress: Progress | None = None
-    ) -> list[float]:
-        res = self.score(texts, None, progress)
-        return [s if reduce == "sum" else (s / n if n else float("nan")) for s, n in res]
-
-    def span_logprob(
-        self, texts: Sequence[str], spans: Sequence[Span], progress: Progress | None = None
-    ) -> list[float]:
-        return [s for s, _ in self.score(texts, spans, progress)]
 
     def token_logprobs(self, texts: Sequence[str]) -> list[list[TokenScore]]:
         out = []

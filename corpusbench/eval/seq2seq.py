@@ -18,13 +18,13 @@ import numpy as np
 import torch
 
 from corpusbench.errors import ConfigError
-from corpusbench.eval.batching import Progress, budget_batches, gather_logprobs, pad_right
+from corpusbench.eval.batching import Progress, SummedScores, budget_batches, gather_logprobs, pad_right
 from corpusbench.eval.records import Span
 
 WORD = re.compile(r"\S+")
 
 
-class Seq2SeqScorer:
+class Seq2SeqScorer(SummedScores):
     name = "seq2seq-sentinel.v1"
 
     def __init__(
@@ -93,17 +93,6 @@ class Seq2SeqScorer:
             )
             pos += len(plan)
         return out
-
-    def sequence_logprob(
-        self, texts: Sequence[str], reduce: str = "sum", progress: Progress | None = None
-    ) -> list[float]:
-        res = self.score(texts, None, progress)
-        return [s if reduce == "sum" else (s / n if n else float("nan")) for s, n in res]
-
-    def span_logprob(
-        self, texts: Sequence[str], spans: Sequence[Span], progress: Progress | None = None
-    ) -> list[float]:
-        return [s for s, _ in self.score(texts, spans, progress)]
 
     # -- engine ---------------------------------------------------------------------------------
     @torch.no_grad()
