@@ -25,7 +25,6 @@ from corpusbench.eval.models import HeadSplit, causal_head
 from corpusbench.eval.records import Span, TokenScore
 
 Bos = Literal["prepend", "none"]
-Reduce = Literal["sum", "mean"]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
