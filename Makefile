@@ -74,7 +74,7 @@ $(MODEL_DIR)/config.json: $(STAMP) corpusbench/assets/smollm2.py
 
 demo: setup $(DEMO_TARGETS)
 	$(PY) -m corpusbench stats $(DATA)/default --out out/demo/stats --workers 2
-	$(DEMO_STEPS)
+	set -e; $(DEMO_STEPS)
 
 test: setup $(TEST_TARGETS)
 	$(PY) -m ruff check corpusbench tests benchmarks

@@ -5,7 +5,7 @@
 
 FITCLAMS_OUT ?= out/demo
 FITCLAMS_DEMO := $(PY) -m corpusbench fitclams --corpus default=$(FITCLAMS_OUT)/stats --lang en \
-	  --out $(FITCLAMS_OUT)/fitclams --seed 0 && \
+	  --out $(FITCLAMS_OUT)/fitclams --seed 0 ; \
 	$(PY) -m corpusbench fitclams --corpus kjv=$(DATA)/default/kjv --corpus shakespeare=$(DATA)/default/shakespeare \
 	  --lang en --tagger nltk --workers 2 --fill-empty --seed 0 --out $(FITCLAMS_OUT)/fitclams-kjv-shakespeare
 
@@ -15,3 +15,7 @@ DEMO_STEPS += $(FITCLAMS_DEMO);
 fitclams-demo: setup
 	test -f $(FITCLAMS_OUT)/stats/counts.parquet || $(PY) -m corpusbench stats $(DATA)/default --out $(FITCLAMS_OUT)/stats --workers 2
 	$(FITCLAMS_DEMO)
+
+# Score the default model on the demo's simple-agreement pairs (verb-only critical region, as the paper).
+DEMO_STEPS += $(PY) -m corpusbench eval --dataset $(FITCLAMS_OUT)/fitclams/pairs/default --configs simple_agrmt \
+	--model $(MODEL_DIR) --out $(FITCLAMS_OUT)/eval-fitclams ;

@@ -3,7 +3,7 @@
 Accepted (BLiMP style): columns ``sentence_good`` and ``sentence_bad``; optional ``id`` /
 ``pair_id``, a grouping column (``group``, ``subtask``, ``paradigm``, ``UID`` or the one named),
 ``bin``, and critical-region character spans ``span_good``/``span_bad`` (``[start, end]``) or
-``span_{good,bad}_{start,end}``; ``prefix_good``/``prefix_bad``: context put before the sentence
+``span_{good,bad}_{start,end}`` or ``{good,bad}_{start,end}``; ``prefix_good``/``prefix_bad``: context put before the sentence
 and not scored (LT-Swap's prefix variant, §4.4). The ``configs`` dimension: a folder holds one config per
 sub-folder (a release: parquet shards per config) or per data file (a BLiMP jsonl folder); a Hub
 dataset has its named configs. Everything is validated before any model is loaded.
@@ -148,6 +148,8 @@ def _span(row: dict[str, Any], which: str, text: str, where: str) -> Span | None
     val = row.get(f"span_{which}")
     if val is None and f"span_{which}_start" in row:
         val = (row[f"span_{which}_start"], row[f"span_{which}_end"])
+    if val is None and f"{which}_start" in row:  # FIT-CLAMS pair rows: good_start/good_end, bad_start/bad_end
+        val = (row[f"{which}_start"], row[f"{which}_end"])
     if val is None or (isinstance(val, float) and math.isnan(val)) or (isinstance(val, str) and not val):
         return None
     try:
