@@ -7,4 +7,8 @@ try:
 except PackageNotFoundError:  # running from a source tree without install
     __version__ = "0.0.0+unknown"
 
+from corpusbench.assets.paths import export_nltk_data
+
+export_nltk_data()
+
 __all__ = ["__version__"]

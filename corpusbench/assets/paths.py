@@ -19,6 +19,20 @@ def asset_roots() -> list[Path]:
     return roots
 
 
+def export_nltk_data() -> None:
+    """Point ``NLTK_DATA`` at the folder built by ``make nltk-data`` when the user has not set it.
+
+    Cheap (no ``import nltk``); runs when corpusbench is imported, so every module that loads NLTK
+    resources (taggers, WordNet, word lists) finds them without extra environment variables.
+    """
+    if os.environ.get("NLTK_DATA"):
+        return
+    for root in asset_roots():
+        if (root / "nltk_data").is_dir():
+            os.environ["NLTK_DATA"] = str(root / "nltk_data")
+            return
+
+
 def ensure_nltk_data() -> None:
     """Put the NLTK data folder built by ``make nltk-data`` on NLTK's search path."""
     import nltk
