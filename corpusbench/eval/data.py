@@ -2,11 +2,12 @@
 
 Accepted (BLiMP style): columns ``sentence_good`` and ``sentence_bad``; optional ``id`` /
 ``pair_id``, a grouping column (``group``, ``subtask``, ``paradigm``, ``UID`` or the one named),
-``bin``, and critical-region character spans ``span_good``/``span_bad`` (``[start, end]``) or
-``span_{good,bad}_{start,end}`` or ``{good,bad}_{start,end}``; ``prefix_good``/``prefix_bad``: context put before the sentence
-and not scored (LT-Swap's prefix variant, §4.4). The ``configs`` dimension: a folder holds one config per
-sub-folder (a release: parquet shards per config) or per data file (a BLiMP jsonl folder); a Hub
-dataset has its named configs. Everything is validated before any model is loaded.
+``bin``, and critical-region character spans ``span_good``/``span_bad`` (``[start, end]``),
+``span_{good,bad}_{start,end}`` or ``{good,bad}_{start,end}`` (FIT-CLAMS rows);
+``prefix_good``/``prefix_bad``: context put before the sentence and not scored (LT-Swap's prefix
+variant, §4.4). The ``configs`` dimension: a folder holds one config per sub-folder (a release:
+parquet shards per config) or per data file (a BLiMP jsonl folder); a Hub dataset has its named
+configs. Everything is validated before any model is loaded.
 """
 
 from __future__ import annotations
