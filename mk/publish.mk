@@ -1,8 +1,8 @@
 # Releases (corpusbench/publish): versioned Hugging Face datasets.
-#   make demo-release   build releases/default.yaml (FIT-CLAMS from the embedded corpus; needs out/demo/stats)
+#   make demo-release   build releases/corpusbench-default.yaml (FIT-CLAMS from the embedded corpus; needs out/demo/stats)
 #                       and push it to a local Hub stand-in (tests/hubserver)
 
-DEMO_RELEASE_SPEC := releases/default.yaml
+DEMO_RELEASE_SPEC := releases/corpusbench-default.yaml
 DEMO_RELEASE_DIR := releases/build/corpusbench-default/0.1.0
 DEMO_RELEASE_REPO := corpusbench/default
 
