@@ -229,7 +229,12 @@ def _resolve_corpus(spec: ReleaseSpec, key: str) -> ResolvedCorpus:
         "n_bytes": sum(p.stat().st_size for p in files),
     }
     stats = spec.resolve_path(c.stats) if c.stats else None
-    if stats is not None and (stats / "manifest.json").exists():
+    if stats is not None and not (stats / "manifest.json").is_file():
+        raise InputError(
+            f"corpora.{key}.stats: {c.stats!r} is not a corpusbench stats folder; "
+            f"run `corpusbench stats {c.path} --out {c.stats}` first (paths relative to the spec)"
+        )
+    if stats is not None:
         fp["stats_corpus_fingerprint"] = (
             read_json(stats / "manifest.json").get("corpus", {}).get("fingerprint")
         )

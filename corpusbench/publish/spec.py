@@ -149,8 +149,6 @@ class ReleaseSpec:
         for key, corpus in self.corpora.items():
             if not self.resolve_path(corpus.path).exists():
                 raise bad(f"corpora.{key}.path", f"{corpus.path!r} does not exist")
-            if corpus.stats is not None and not self.resolve_path(corpus.stats).is_dir():
-                raise bad(f"corpora.{key}.stats", f"{corpus.stats!r} is not a folder")
         from corpusbench.publish.plugins import generators as registry
 
         seen: set[str] = set()

@@ -231,3 +231,13 @@ def test_duplicate_config_names_are_refused(tmp_path: Path) -> None:
     gens[1]["params"]["config_prefix"] = "copy-"
     out = build(tmp_path, generators=gens)
     assert (out / "data/copy-agreement/test-00000-of-00001.parquet").exists()
+
+
+def test_missing_stats_folder_is_named_at_build_time(tmp_path: Path) -> None:
+    from conftest import CORPUS
+
+    corpora = {"genesis": {"path": str(CORPUS), "language": "en", "stats": str(tmp_path / "no-stats")}}
+    spec = ReleaseSpec.load(write_spec(tmp_path, corpora=corpora))  # loading a spec needs no built inputs
+    with pytest.raises(InputError, match=r"corpora\.genesis\.stats: .* is not a corpusbench stats folder"):
+        build_release(spec, tmp_path / "build")
+    assert not (tmp_path / "build").exists() or not any((tmp_path / "build").rglob("provenance.json"))
