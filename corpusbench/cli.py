@@ -58,23 +58,15 @@ def _root(
 def _register_commands() -> None:
     """Each component registers its commands here (imports are light; heavy ones happen inside commands)."""
     from corpusbench.corpus import cli as corpus_cli
+    from corpusbench.eval import cli as eval_cli
+    from corpusbench.generators.cac import cli as cac_cli
+    from corpusbench.generators.fitclams import cli as fitclams_cli
+    from corpusbench.generators.ltswap import cli as ltswap_cli
+    from corpusbench.llm import cli as llm_cli
+    from corpusbench.publish import cli as publish_cli
 
-    corpus_cli.register(app)
-    for module in (
-        "corpusbench.llm.cli",
-        "corpusbench.generators.cac.cli",
-        "corpusbench.generators.fitclams.cli",
-        "corpusbench.generators.ltswap.cli",
-        "corpusbench.eval.cli",
-        "corpusbench.publish.cli",
-    ):
-        try:
-            mod = __import__(module, fromlist=["register"])
-        except ModuleNotFoundError as e:
-            if e.name and module.startswith(e.name):
-                continue  # component not present in this build
-            raise
-        mod.register(app)
+    for module in (corpus_cli, llm_cli, cac_cli, fitclams_cli, ltswap_cli, eval_cli, publish_cli):
+        module.register(app)
 
 
 _register_commands()

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from corpusbench.corpus.taggers import Sentence
@@ -105,12 +104,3 @@ class PartialStats:
         self.sentences += other.sentences
         self.tokens += other.tokens
         return self
-
-
-def count_tagged(tagged_docs: Iterable[list[Sentence]], max_contexts: int = 2) -> PartialStats:
-    part = PartialStats(max_contexts=max_contexts)
-    for sents in tagged_docs:
-        part.documents += 1
-        for sent in sents:
-            part.add_sentence(sent)
-    return part

@@ -249,10 +249,8 @@ def _parquet_documents(path: Path, rel: str, spec: CorpusSpec) -> Iterator[Docum
 
 
 def _chat_documents(path: Path, rel: str, spec: CorpusSpec) -> Iterator[Document]:
-    try:
-        from corpusbench.corpus.chat import read_chat_file
-    except ImportError as e:  # pragma: no cover - the CHAT reader ships with the package
-        raise ConfigError(f"{rel}: the CHAT reader is not available ({e})") from None
+    from corpusbench.corpus.chat import read_chat_file  # pylangacq is imported only for CHAT input
+
     for utt in read_chat_file(path, name=rel):
         if utt.text.strip():
             yield Document(id=utt.id, text=utt.text, source=rel)

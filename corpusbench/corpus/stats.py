@@ -82,7 +82,7 @@ def _worker_loop(tasks: Any, results: Any, tagger: str, params: StatsParams) -> 
         part = PartialStats(max_contexts=params.max_contexts)
         while (texts := tasks.get()) is not None:
             _count_into(part, tg, texts)
-        results.put(("ok", part))
+        results.put(("ok", (part, tg.describe())))
     except BaseException as e:  # report every failure to the parent, which re-raises it
         try:
             pickle.dumps(e)
@@ -138,7 +138,7 @@ class _Workers:
             except queue.Full:
                 self._check()
 
-    def collect(self) -> list[PartialStats]:
+    def collect(self) -> list[tuple[PartialStats, dict[str, str]]]:
         for _ in self.procs:
             self.put(None)
         parts = []
@@ -166,16 +166,15 @@ def _count_corpus(
 ) -> tuple[PartialStats, dict[str, str]]:
     total = PartialStats(max_contexts=params.max_contexts)
     done_bytes = 0
-    tg = make_tagger(tagger, params.lang, params.spacy_model, params.fast)  # fails fast, before forking
-    describe = tg.describe()
     if params.workers <= 1:
+        tg = make_tagger(tagger, params.lang, params.spacy_model, params.fast)
         for texts, size in _chunks(spec, params.chunk_chars, fp):
             _count_into(total, tg, texts)
             done_bytes += size
             if progress:
                 progress(fp.n_documents, done_bytes)
-        return total, describe
-    del tg
+        return total, tg.describe()
+    # The tagger is loaded only in the workers (a setup error there is re-raised by _Workers).
     workers = _Workers(params.workers, tagger, params)
     try:
         for texts, size in _chunks(spec, params.chunk_chars, fp):
@@ -183,11 +182,12 @@ def _count_corpus(
             done_bytes += size
             if progress:
                 progress(fp.n_documents, done_bytes)
-        for part in workers.collect():
-            total.merge(part)
+        parts = workers.collect()
     finally:
         workers.close()
-    return total, describe
+    for part, _ in parts:
+        total.merge(part)
+    return total, parts[0][1]
 
 
 def _write_tables(part: PartialStats, out: Path) -> int:

@@ -154,3 +154,10 @@ def test_cli_prints_summary(tmp_path, data_dir):
     assert result.exit_code == 0, result.output
     assert "tokens" in result.output and "[512,inf)" in result.output
     assert pd.read_parquet(tmp_path / "o" / "counts.parquet")["count"].sum() > 1000
+
+
+def test_a_tagger_error_inside_a_worker_reaches_the_caller(tmp_path, data_dir):
+    params = StatsParams(tagger="spacy", spacy_model="no_such_pipeline", workers=2)
+    with pytest.raises(ConfigError, match="spaCy pipeline 'no_such_pipeline' is not installed"):
+        compute_stats(CorpusSpec(path=str(data_dir / "genesis_40.txt")), tmp_path / "o", params)
+    assert not (tmp_path / "o").exists()
