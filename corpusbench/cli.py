@@ -57,15 +57,27 @@ def _root(
 
 def _register_commands() -> None:
     """Each component registers its commands here (imports are light; heavy ones happen inside commands)."""
+    from corpusbench.baselines import cli as baselines_cli
     from corpusbench.corpus import cli as corpus_cli
     from corpusbench.eval import cli as eval_cli
     from corpusbench.generators.cac import cli as cac_cli
     from corpusbench.generators.fitclams import cli as fitclams_cli
+    from corpusbench.generators.frames import cli as frames_cli
     from corpusbench.generators.ltswap import cli as ltswap_cli
     from corpusbench.llm import cli as llm_cli
     from corpusbench.publish import cli as publish_cli
 
-    for module in (corpus_cli, llm_cli, cac_cli, fitclams_cli, ltswap_cli, eval_cli, publish_cli):
+    for module in (
+        corpus_cli,
+        llm_cli,
+        cac_cli,
+        fitclams_cli,
+        ltswap_cli,
+        frames_cli,
+        eval_cli,
+        baselines_cli,
+        publish_cli,
+    ):
         module.register(app)
 
 

@@ -27,6 +27,7 @@ from corpusbench.provenance import code_version
 log = logging.getLogger(__name__)
 
 ProgressFactory = Callable[[str, int], Callable[[int], None]]  # (description, total) -> advance
+NGRAM_SCHEME = "ngram:"  # --model ngram:DIR scores with a baseline trained by `corpusbench baseline train`
 CHUNK = 2048  # unique sentences per scorer call (progress granularity; batches are sorted within)
 
 
@@ -72,6 +73,22 @@ def make_scorer(
     from corpusbench.eval.seq2seq import Seq2SeqScorer
 
     return Seq2SeqScorer(lm.model, lm.tokenizer, batch_tokens=batch_tokens)
+
+
+def open_scorer(spec: EvalSpec) -> tuple[Any, dict[str, Any]]:
+    """(scorer, model provenance) for ``spec.model``: an HF model, or ``ngram:DIR`` (a trained baseline)."""
+    if spec.model.startswith(NGRAM_SCHEME):
+        from corpusbench.baselines.scoring import load_ngram_scorer
+
+        return load_ngram_scorer(Path(spec.model[len(NGRAM_SCHEME) :]))
+    lm = load_model(
+        spec.model,
+        arch=spec.arch,
+        device=spec.device,
+        dtype=spec.dtype,
+        trust_remote_code=spec.trust_remote_code,
+    )
+    return make_scorer(lm, batch_tokens=spec.batch_tokens, bos=spec.bos, pll=spec.pll), lm.provenance()
 
 
 def scored_unit(text: str, span: Span | None, prefix: str | None, scoring: str) -> tuple[str, Span | None]:
@@ -214,21 +231,14 @@ def run_eval(spec: EvalSpec, progress: ProgressFactory | None = None) -> EvalRep
     """Validate the data, load the model, score, compute metrics and write ``spec.out`` atomically."""
     t0 = time.perf_counter()
     data = load_pairs(spec.dataset, configs=spec.configs or None, group_col=spec.group_col, limit=spec.limit)
-    lm = load_model(
-        spec.model,
-        arch=spec.arch,
-        device=spec.device,
-        dtype=spec.dtype,
-        trust_remote_code=spec.trust_remote_code,
-    )
-    scorer = make_scorer(lm, batch_tokens=spec.batch_tokens, bos=spec.bos, pll=spec.pll)
+    scorer, model_provenance = open_scorer(spec)
     n_units = len({(t, s) for p in data.pairs for t, s in ((p.good, p.good_span), (p.bad, p.bad_span))})
     t1 = time.perf_counter()
     scores = score_pairs(scorer, data.pairs, scoring=spec.scoring, progress=progress)
     t_score = time.perf_counter() - t1
     spec_d = {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(spec).items() if k != "out"}
     provenance = {
-        "model": lm.provenance(),
+        "model": model_provenance,
         "dataset": data.provenance(),
         "scorer": scorer.conventions(),
         "scoring": spec.scoring,

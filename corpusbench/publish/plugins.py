@@ -140,6 +140,8 @@ class Registry(Generic[T]):
 generators: Registry[GeneratorFn] = Registry("release generator")
 generators.register("minimal-pairs", target="corpusbench.publish.adapters.minimal_pairs:build_configs")
 generators.register("fitclams", target="corpusbench.publish.adapters.fitclams:build_configs")
+generators.register("ltswap", target="corpusbench.publish.adapters.ltswap:build_configs")
+generators.register("frames", target="corpusbench.publish.adapters.frames:build_configs")
 
 
 P = TypeVar("P")

@@ -1,0 +1,1 @@
+"""Shallow baselines trained on the benchmark's own corpus: n-gram word/tag models and linear rules."""
