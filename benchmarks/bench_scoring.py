@@ -1,6 +1,6 @@
 """Scoring throughput: corpusbench's scorers vs the reference methods, same model, same items, same run.
 
-``python -m benchmarks.bench_scoring [--pairs 1000] [--sites 60] [--pll-pairs 150] [--skip-{causal,cac,pll}]``
+``python -m benchmarks.bench_scoring [--pairs 1000] [--sites 24] [--pll-pairs 150] [--skip-{causal,cac,pll}]``
 
 1. Causal (SmolLM2-135M, fp32): sentences/s of ``CausalScorer`` (length-sorted token-budget
    batches, head only at scored positions; per sentence, and per pair with the common prefix run
@@ -9,8 +9,10 @@
    (pad to the longest in the user batch, full-vocabulary log-softmax per sentence in a Python
    loop; BOS prepended) and a naive per-sentence loop (HF ``labels`` loss per sentence), on the
    same agreement pairs. Scores must agree (max |diff| is reported).
-2. CAC AR: ``choose_causal`` (shared context run once, KV cache, three short suffixes) vs the
-   reference method (three full strings, each its own forward with full logits).
+2. CAC AR on the real Eve transcript (consecutive sites, whole left context): ``choose_causal``
+   (one KV cache carried across the dialogue's sites, only new tokens run; candidates batched on
+   top) vs the per-site shared context (context run once per site) and the reference method
+   (three full strings, each its own forward with full logits).
 3. Masked PLL (tiny random RoBERTa, 4 layers, trained BPE tokenizer): flattened copies with the
    head at the masked position vs minicons-style (all copies of a user batch of sentences in one
    forward, full logits).
@@ -198,24 +200,21 @@ def interleaved_items(items: list[Any], slow_n: int | None) -> list[Any]:
 
 
 # -- CAC AR ---------------------------------------------------------------------------------------
-def cac_sites(n: int, seed: int = 1) -> list[Any]:
-    from corpusbench.eval.records import DeterminerSite
+EVE = ROOT / "data" / "childes" / "eve.cha"
 
-    rng = random.Random(seed)
-    speakers = ["*MOT:", "*CHI:"]
-    sites = []
-    for i in range(n):
-        lines = []
-        for _ in range(rng.randrange(8, 24)):
-            a, b = rng.choice(NOUNS), rng.choice(NOUNS)
-            lines.append(
-                f"{rng.choice(speakers)} look at {rng.choice(['the', 'a'])} {a[0]} with the {b[0]} ."
-            )
-        noun = rng.choice(NOUNS)[0]
-        sites.append(
-            DeterminerSite(id=str(i), left="\n".join(lines) + "\n*CHI: I want ", right=f" {noun} now .")
-        )
-    return sites
+
+def cac_sites(n: int) -> list[Any]:
+    """The first ``n`` child/caretaker sites of the real Eve transcript, each with its whole left
+    context (as ``corpusbench eval`` on a ``corpusbench cac`` folder builds them)."""
+    from corpusbench.eval.cac_run import determiner_sites, select_sites
+    from corpusbench.generators.cac.io import load_sites
+    from corpusbench.generators.cac.pipeline import CacConfig, run_cac
+
+    with tempfile.TemporaryDirectory() as tmp:
+        cfg = CacConfig()
+        run_cac([EVE], Path(tmp) / "cac", cfg)
+        sites, sessions = load_sites(Path(tmp) / "cac")
+    return determiner_sites(select_sites(sites, None)[:n], sessions, cfg.alternation, None)
 
 
 @torch.no_grad()
@@ -237,6 +236,8 @@ def cac_reference(model: Any, tok: Any, sites: list[Any]) -> list[float]:
 
 
 def bench_cac(lm: Any, n_sites: int) -> dict[str, Any]:
+    """Consecutive sites of one dialogue: the carried KV cache (``corpusbench eval``), the per-site
+    shared context (previous method) and the reference (three full strings), chunks interleaved."""
     from corpusbench.eval.cac import choose_causal
     from corpusbench.eval.causal import CausalScorer
 
@@ -246,21 +247,30 @@ def bench_cac(lm: Any, n_sites: int) -> dict[str, Any]:
     runs = interleaved(
         {
             "ours": lambda ss: choose_causal(scorer, ss, window=8192),
+            "per_site": lambda ss: choose_causal(scorer, ss, window=8192, reuse=False),
             "ref": lambda ss: cac_reference(lm.model, lm.tokenizer, ss),
         },
         sites,
         set(),
         None,
     )
-    (ours, t_ours), (ref, t_ref) = runs["ours"], runs["ref"]
+    (ours, t_ours), (per, t_per), (ref, t_ref) = runs["ours"], runs["per_site"], runs["ref"]
     ctx = [len(lm.tokenizer(s.left)["input_ids"]) for s in sites]
     return {
         "n_sites": n_sites,
+        "sites": "eve.cha, first child/caretaker sites, whole left context",
+        "rounds": ROUNDS,
         "mean_context_tokens": sum(ctx) / len(ctx),
-        "corpusbench_kv_reuse": {"seconds": t_ours, "sites_per_s": n_sites / t_ours},
+        "max_context_tokens": max(ctx),
+        "corpusbench_kv_reuse_across_sites": {"seconds": t_ours, "sites_per_s": n_sites / t_ours},
+        "corpusbench_shared_context_per_site": {"seconds": t_per, "sites_per_s": n_sites / t_per},
         "reference_three_full_strings": {"seconds": t_ref, "sites_per_s": n_sites / t_ref},
         "speedup": t_ref / t_ours,
+        "speedup_per_site_vs_reference": t_ref / t_per,
         "max_abs_diff_p_the": max(abs(c.p_the - r) for c, r in zip(ours, ref, strict=True)),
+        "max_abs_diff_logprob_reuse_vs_per_site": max(
+            abs(c.logprobs[f] - d.logprobs[f]) for c, d in zip(ours, per, strict=True) for f in c.logprobs
+        ),
     }
 
 
@@ -336,7 +346,7 @@ def bench_pll(n_pairs: int) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--pairs", type=int, default=1000)
-    ap.add_argument("--sites", type=int, default=60)
+    ap.add_argument("--sites", type=int, default=24)
     ap.add_argument("--pll-pairs", type=int, default=150)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--batch-tokens", type=int, default=2048)

@@ -30,20 +30,21 @@ TEXTS = [
     "She is reading a book about an apple.",
     "I want a dog.",
 ]
-SPECIALS = {
-    "bert": dict(
-        unk_token="[UNK]", pad_token="[PAD]", cls_token="[CLS]", sep_token="[SEP]", mask_token="[MASK]"
-    ),
-    "roberta": dict(
-        bos_token="<s>",
-        eos_token="</s>",
-        unk_token="<unk>",
-        pad_token="<pad>",
-        cls_token="<s>",
-        sep_token="</s>",
-        mask_token="<mask>",
-    ),
-}
+MLM_KINDS = ("bert", "roberta")
+
+
+def saved_special_tokens(folder: Path) -> dict[str, str]:
+    """The ``*_token`` entries the tiny model's tokenizer was saved with (tokenizer_config.json and,
+    where present, special_tokens_map.json), so transformers 4 can rebuild it from tokenizer.json."""
+    out: dict[str, str] = {}
+    for name in ("tokenizer_config.json", "special_tokens_map.json"):
+        path = folder / name
+        if path.is_file():
+            for key, val in json.loads(path.read_text()).items():
+                val = val.get("content") if isinstance(val, dict) else val
+                if key.endswith("_token") and isinstance(val, str):
+                    out[key] = val
+    return out
 
 
 def dump(out: Path, tiny: Path) -> None:
@@ -59,7 +60,7 @@ def dump(out: Path, tiny: Path) -> None:
     lm = load_model(str(SMOL))
     res["causal_bos"] = CausalScorer(lm.model, lm.tokenizer, bos="prepend").sequence_logprob(TEXTS)
     res["causal_nobos"] = CausalScorer(lm.model, lm.tokenizer, bos="none").sequence_logprob(TEXTS)
-    for kind in SPECIALS:
+    for kind in MLM_KINDS:
         m = load_model(str(build_tiny_model(kind, tiny / kind, lines[:1500] + TEXTS)))  # type: ignore[arg-type]
         for pll in ("original", "within_word_l2r"):
             res[f"{kind}_{pll}"] = MaskedPllScorer(m.model, m.tokenizer, pll=pll).sequence_logprob(TEXTS)
@@ -89,7 +90,8 @@ def compare(ours_path: Path, tiny: Path) -> float:
         "causal_bos": inc.sequence_score(TEXTS, bos_token=True, reduction=red),
         "causal_nobos": inc.sequence_score(TEXTS, bos_token=False, reduction=red),
     }
-    for kind, sp in SPECIALS.items():
+    for kind in MLM_KINDS:
+        sp = saved_special_tokens(tiny / kind)
         mtok = PreTrainedTokenizerFast(tokenizer_file=str(tiny / kind / "tokenizer.json"), **sp)
         mlm = scorer.MaskedLMScorer(AutoModelForMaskedLM.from_pretrained(tiny / kind), "cpu", tokenizer=mtok)
         for pll in ("original", "within_word_l2r"):

@@ -1,13 +1,14 @@
 # Eval runner (corpusbench/eval): scorers, CAC determiner choice, `corpusbench eval`.
 #   Needs only what `make setup` already provides: the venv, the SmolLM2 folder (`model`, the real causal LM
 #   the tests pin numbers on) and the default corpus (`default-corpus`, text for the tiny tokenizers that the
-#   masked / seq2seq tests train; the models themselves are random and built in a temp folder per test session).
+#   masked / seq2seq tests train; the models themselves are random and built in a temp folder per test session),
+#   and the Eve transcript (`childes`, from mk/cac.mk: the CAC eval tests and benchmark build a CAC folder from it).
 #   make bench-scoring   throughput vs minicons-style and naive loops (writes benchmarks/results/bench_scoring.json)
 
-TEST_TARGETS += model default-corpus
+TEST_TARGETS += model default-corpus childes
 
 .PHONY: bench-scoring
-bench-scoring: model default-corpus
+bench-scoring: model default-corpus childes
 	$(PY) -m benchmarks.bench_scoring $(BENCH_SCORING_ARGS)
 
 # One-off numerical cross-check against minicons 0.3.39 (not in CI). minicons' masked path needs transformers<5,

@@ -32,9 +32,23 @@ def stats(
         "hanta (de). Default: nltk for en, spacy for fr, hanta for de.",
     ),
     spacy_model: str | None = typer.Option(None, "--spacy-model", help="spaCy pipeline name to load."),
-    workers: int = typer.Option(
-        1, "--workers", "-w", help="Worker processes (identical output for any number)."
+    workers: int | None = typer.Option(
+        None,
+        "--workers",
+        "-w",
+        help="Shards counted at once (identical output for any number). "
+        "Default: 1 locally, every CPU of the cluster on Ray.",
     ),
+    executor: str = typer.Option(
+        "local", "--executor", help="local (processes on this machine) or ray (tasks on a Ray cluster)."
+    ),
+    ray_address: str | None = typer.Option(
+        None,
+        "--ray-address",
+        help="Ray cluster to join: auto (the one started with `ray start` here) or HOST:PORT. "
+        "Default: RAY_ADDRESS if set, else a local Ray instance started for the run.",
+    ),
+    shard_mb: float = typer.Option(1.0, "--shard-mb", help="Corpus megabytes per shard (unit of work)."),
     reader: str = typer.Option("auto", "--reader", help=f"One of: {', '.join(READERS)}."),
     text_field: str = typer.Option("text", "--text-field", help="Text field of jsonl/parquet/dataset rows."),
     split: str = typer.Option("train", "--split", help="Dataset split (HF datasets)."),
@@ -69,8 +83,16 @@ def stats(
         max_line_bytes=max_line_bytes,
         limit=limit,
     )
+    n_workers = workers if workers is not None else (0 if executor == "ray" else 1)
     params = StatsParams(
-        lang=lang, tagger=tagger, spacy_model=spacy_model, workers=workers, max_contexts=contexts
+        lang=lang,
+        tagger=tagger,
+        spacy_model=spacy_model,
+        workers=n_workers,
+        max_contexts=contexts,
+        shard_bytes=max(1, int(shard_mb * 1_000_000)),
+        executor=executor,
+        ray_address=ray_address,
     )
     check_tagger(params.tagger, params.lang)  # fail before the progress bar starts
     resolve_reader(spec)
@@ -103,7 +125,11 @@ def stats(
         ("tokens", f"{report.tokens:,}"),
         ("types (vocabulary)", f"{report.types:,}"),
         ("noun/verb forms with contexts", f"{report.candidates:,}"),
-        ("time", f"{report.seconds:.1f} s ({report.words_per_second:,.0f} words/s, {workers} worker(s))"),
+        (
+            "time",
+            f"{report.seconds:.1f} s ({report.words_per_second:,.0f} words/s, "
+            f"{report.workers} {report.executor} worker(s))",
+        ),
     ]
     for k, v in rows:
         table.add_row(k, v)

@@ -67,8 +67,10 @@ def _model_dir() -> Path:
 
         d = found([str(p) for p in nltk.data.path])
     if d is None:
-        raise ConfigError("NLTK's averaged_perceptron_tagger_eng data is not installed "
-                          "(set NLTK_DATA; `make nltk-data` builds it)")
+        raise ConfigError(
+            "NLTK's averaged_perceptron_tagger_eng data is not installed "
+            "(set NLTK_DATA; `make nltk-data` builds it)"
+        )
     return d
 
 
@@ -106,20 +108,24 @@ def _build_arrays(path: Path) -> dict[str, np.ndarray]:
     keys, pw_rows = [], []
     for f in feats:
         if f.startswith(_PW_PREFIX):
-            prev, word = f[len(_PW_PREFIX):].split(" ", 1)
+            prev, word = f[len(_PW_PREFIX) :].split(" ", 1)
             if prev in cid:  # NLTK's previous tag is always a class or a START symbol
                 keys.append(pw_words.setdefault(word, len(pw_words)) * n_prev + cid[prev])
                 pw_rows.append(fid[f])
     order = np.argsort(keys)
     return {
-        "classes": np.asarray(classes), "static_feats": np.asarray(static),
+        "classes": np.asarray(classes),
+        "static_feats": np.asarray(static),
         "W": np.concatenate([np.zeros((1, ncls)), rows(static)]),  # row 0: an absent feature
         "bias": rows(["bias"])[0],
-        "p1": rows([f"i-1 tag {t}" for t in names]), "p2": rows([f"i-2 tag {t}" for t in names]),
+        "p1": rows([f"i-1 tag {t}" for t in names]),
+        "p2": rows([f"i-2 tag {t}" for t in names]),
         "p12": rows([f"i tag+i-2 tag {t} {u}" for t in names for u in names]).reshape(n_prev, n_prev, ncls),
-        "pw_words": np.asarray(list(pw_words)), "pw_keys": np.asarray(keys, dtype=np.int64)[order],
+        "pw_words": np.asarray(list(pw_words)),
+        "pw_keys": np.asarray(keys, dtype=np.int64)[order],
         "pw_rows": dense[np.asarray(pw_rows, dtype=np.int64)[order]],
-        "td_words": np.asarray(list(tagdict)), "td_tags": np.asarray(list(tagdict.values())),
+        "td_words": np.asarray(list(tagdict)),
+        "td_tags": np.asarray(list(tagdict.values())),
     }
 
 
@@ -171,10 +177,19 @@ class _Model:
         """The 11 per-type columns of ``word`` (``raw=False``: a START/END pseudo-word, not normalised)."""
         n = _normalize(word) if raw else word
         r = self.row.get
-        return [r("i suffix " + word[-3:], 0), r("i pref1 " + (word[0] if word else ""), 0),
-                r("i word " + n, 0), r("i-1 word " + n, 0), r("i-1 suffix " + n[-3:], 0),
-                r("i-2 word " + n, 0), r("i+1 word " + n, 0), r("i+1 suffix " + n[-3:], 0),
-                r("i+2 word " + n, 0), self.pw_word.get(n, -1), self.td_id.get(word, -1) if raw else -1]
+        return [
+            r("i suffix " + word[-3:], 0),
+            r("i pref1 " + (word[0] if word else ""), 0),
+            r("i word " + n, 0),
+            r("i-1 word " + n, 0),
+            r("i-1 suffix " + n[-3:], 0),
+            r("i-2 word " + n, 0),
+            r("i+1 word " + n, 0),
+            r("i+1 suffix " + n[-3:], 0),
+            r("i+2 word " + n, 0),
+            self.pw_word.get(n, -1),
+            self.td_id.get(word, -1) if raw else -1,
+        ]
 
     def _pw(self, prev: int, word: str) -> np.ndarray:
         wid = self.pw_word.get(word)
@@ -197,11 +212,22 @@ class _Model:
         def st(f: str) -> np.ndarray:
             return W[row.get(f, 0)]
 
-        vecs = [self.bias, st("i suffix " + word[-3:]), st("i pref1 " + (word[0] if word else "")),
-                self.p1[prev], self.p2[prev2], self.p12[prev, prev2], st("i word " + ctx[c]),
-                self._pw(prev, ctx[c]), st("i-1 word " + ctx[c - 1]), st("i-1 suffix " + ctx[c - 1][-3:]),
-                st("i-2 word " + ctx[c - 2]), st("i+1 word " + ctx[c + 1]),
-                st("i+1 suffix " + ctx[c + 1][-3:]), st("i+2 word " + ctx[c + 2])]
+        vecs = [
+            self.bias,
+            st("i suffix " + word[-3:]),
+            st("i pref1 " + (word[0] if word else "")),
+            self.p1[prev],
+            self.p2[prev2],
+            self.p12[prev, prev2],
+            st("i word " + ctx[c]),
+            self._pw(prev, ctx[c]),
+            st("i-1 word " + ctx[c - 1]),
+            st("i-1 suffix " + ctx[c - 1][-3:]),
+            st("i-2 word " + ctx[c - 2]),
+            st("i+1 word " + ctx[c + 1]),
+            st("i+1 suffix " + ctx[c + 1][-3:]),
+            st("i+2 word " + ctx[c + 2]),
+        ]
         scores = np.zeros(len(self.classes))
         for v in vecs:
             scores = scores + v
@@ -316,10 +342,19 @@ class FastPerceptronTagger:
         pwid = cols[:, _PW]
         tags = self._decode(m, lens, starts, td, srow, pwid, S, sents)
         names = [m.tag_names[i] for i in tags.tolist()]
-        return [names[a:a + n] for a, n in zip(starts.tolist(), lens.tolist(), strict=True)]
+        return [names[a : a + n] for a, n in zip(starts.tolist(), lens.tolist(), strict=True)]
 
-    def _decode(self, m: _Model, lens: np.ndarray, starts: np.ndarray, td: np.ndarray, srow: np.ndarray,
-                pwid: np.ndarray, S: np.ndarray, sents: Sequence[Sequence[str]]) -> np.ndarray:
+    def _decode(
+        self,
+        m: _Model,
+        lens: np.ndarray,
+        starts: np.ndarray,
+        td: np.ndarray,
+        srow: np.ndarray,
+        pwid: np.ndarray,
+        S: np.ndarray,
+        sents: Sequence[Sequence[str]],
+    ) -> np.ndarray:
         """Greedy left-to-right decoding, one position at a time across all sentences."""
         order = np.argsort(-lens, kind="stable")
         sorted_starts = starts[order]

@@ -68,7 +68,7 @@ class CorpusSpec:
         }
 
 
-def _suffixes(path: Path) -> tuple[str, str]:
+def file_format(path: Path) -> tuple[str, str]:
     """(format suffix, compression suffix): ``a.jsonl.gz`` -> ('.jsonl', '.gz')."""
     sfx = [s.lower() for s in path.suffixes]
     comp = sfx[-1] if sfx and sfx[-1] in COMPRESSED else ""
@@ -78,7 +78,7 @@ def _suffixes(path: Path) -> tuple[str, str]:
 
 def file_kind(path: Path) -> str | None:
     """Reader for one file, from its name; None for files a directory walk skips."""
-    fmt, _ = _suffixes(path)
+    fmt, _ = file_format(path)
     if fmt == ".jsonl" or fmt == ".json":
         return "jsonl"
     if fmt == ".parquet":
@@ -131,7 +131,7 @@ def iter_files(root: Path) -> list[Path]:
 
 
 def _open_binary(path: Path) -> BinaryIO:
-    _, comp = _suffixes(path)
+    _, comp = file_format(path)
     if comp == ".gz":
         return gzip.open(path, "rb")  # type: ignore[return-value]
     if comp == ".zst":

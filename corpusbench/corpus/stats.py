@@ -1,21 +1,22 @@
 """``corpusbench stats``: stream a corpus, tag it in context, count, and write a stats folder.
 
-The main process reads and fingerprints documents and cuts them into chunks; chunks are tagged and
-counted in-process (1 worker) or by a pool of spawned workers, each holding its own tagger. Partial
-counts merge associatively and context choice is order-independent, so 1 and N workers write
-byte-identical files. Memory grows with the vocabulary, not the corpus: at most ``2 * workers``
-chunks are in flight. The folder is built in a temporary sibling and renamed at the end.
+The corpus is cut into shards (``corpus.shards``: groups of files, byte ranges of large files, or
+inline chunks of a stream) and an executor (``corpus.executors``: in-process, spawned processes, or
+Ray tasks) counts each shard into a ``PartialStats`` with a tagger loaded once per worker process.
+The driver merges the partials in shard-id order, each exactly once, and fingerprints the document
+stream itself; partial counts merge associatively and context choice is order-independent, so every
+executor and worker count writes byte-identical files. Memory grows with the vocabulary, not the
+corpus. The folder is built in a temporary sibling and renamed at the end.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
-import pickle
-import queue
+import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from corpusbench.corpus.counting import PartialStats
+from corpusbench.corpus.executors import Executor, make_executor
 from corpusbench.corpus.readers import CorpusSpec, Fingerprinter, read_corpus, resolve_reader
+from corpusbench.corpus.shards import Shard, plan_shards, shard_texts, splittable
 from corpusbench.corpus.taggers import Tagger, check_tagger, make_tagger
 from corpusbench.errors import ConfigError, InputError
 from corpusbench.io import atomic_dir, write_json
@@ -38,10 +41,13 @@ class StatsParams:
     lang: str = "en"
     tagger: str | None = None  # default per language: en nltk, fr spacy, de hanta
     spacy_model: str | None = None
-    workers: int = 1
+    workers: int = 1  # shards counted at once; 0 with the ray executor: every CPU of the cluster
     max_contexts: int = 2
-    chunk_chars: int = 200_000
+    chunk_chars: int = 200_000  # documents tagged per tagger call
+    shard_bytes: int = 1_000_000  # corpus bytes per shard (the unit of work of an executor)
     fast: bool = True  # nltk tagger: corpusbench's fast exact re-implementation (False: plain NLTK)
+    executor: str = "local"  # local | ray
+    ray_address: str | None = None  # ray: None starts a local Ray; "auto" or HOST:PORT joins a cluster
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -62,10 +68,51 @@ class StatsReport:
     candidates: int
     seconds: float
     manifest: dict[str, Any]
+    executor: str = "local"
+    workers: int = 1
 
     @property
     def words_per_second(self) -> float:
         return self.tokens / self.seconds if self.seconds else 0.0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ShardResult:
+    id: int
+    nbytes: int
+    part: PartialStats
+    tagger: dict[str, str]
+
+
+@functools.lru_cache(maxsize=4)
+def _tagger(name: str, lang: str, spacy_model: str | None, fast: bool) -> Tagger:
+    """One tagger per (settings, process): loaded by the first shard a worker counts."""
+    return make_tagger(name, lang, spacy_model, fast)
+
+
+@dataclass(frozen=True, slots=True)
+class ShardCounter:
+    """Counts one shard (picklable: the executor ships it to its workers)."""
+
+    spec: CorpusSpec
+    tagger: str
+    params: StatsParams
+
+    def __call__(self, shard: Shard) -> ShardResult:
+        p = self.params
+        tg = _tagger(self.tagger, p.lang, p.spacy_model, p.fast)
+        part = PartialStats(max_contexts=p.max_contexts)
+        buf: list[str] = []
+        size = 0
+        for text in shard_texts(self.spec, shard):
+            buf.append(text)
+            size += len(text)
+            if size >= p.chunk_chars:
+                _count_into(part, tg, buf)
+                buf, size = [], 0
+        if buf:
+            _count_into(part, tg, buf)
+        return ShardResult(id=shard.id, nbytes=shard.nbytes, part=part, tagger=tg.describe())
 
 
 def _count_into(part: PartialStats, tagger: Tagger, texts: list[str]) -> None:
@@ -75,119 +122,99 @@ def _count_into(part: PartialStats, tagger: Tagger, texts: list[str]) -> None:
             part.add_sentence(sent)
 
 
-def _worker_loop(tasks: Any, results: Any, tagger: str, params: StatsParams) -> None:
-    """A long-lived worker: counts every chunk it receives into one partial, returned once at the end."""
-    try:
-        tg = make_tagger(tagger, params.lang, params.spacy_model, params.fast)
-        part = PartialStats(max_contexts=params.max_contexts)
-        while (texts := tasks.get()) is not None:
-            _count_into(part, tg, texts)
-        results.put(("ok", (part, tg.describe())))
-    except BaseException as e:  # report every failure to the parent, which re-raises it
+class _Planned:
+    """Counts the shards handed to the executor, so the merge can check that none is missing."""
+
+    def __init__(self, shards: Iterable[Shard]) -> None:
+        self.shards = shards
+        self.n = 0
+
+    def __iter__(self) -> Iterator[Shard]:
+        for shard in self.shards:
+            self.n += 1
+            yield shard
+
+
+def merge_in_order(
+    results: Iterable[ShardResult], n_shards: Callable[[], int], max_contexts: int, progress: Progress | None
+) -> tuple[PartialStats, dict[str, str]]:
+    """Merge shard results in shard-id order, whatever order they arrive in; each id exactly once."""
+    total = PartialStats(max_contexts=max_contexts)
+    waiting: dict[int, ShardResult] = {}
+    next_id = 0
+    done_bytes = 0
+    describe: dict[str, str] = {}
+    for res in results:
+        if res.id < next_id or res.id in waiting:
+            raise RuntimeError(f"shard {res.id} was counted twice")
+        waiting[res.id] = res
+        while next_id in waiting:
+            r = waiting.pop(next_id)
+            total.merge(r.part)
+            describe = describe or r.tagger
+            done_bytes += r.nbytes
+            next_id += 1
+        if progress:
+            progress(total.documents, done_bytes)
+    if waiting or next_id != n_shards():
+        raise RuntimeError(f"merged {next_id} of {n_shards()} shards; results missing")
+    return total, describe
+
+
+class _StreamFingerprint(threading.Thread):
+    """Fingerprints the document stream in the driver while the workers count (file shards)."""
+
+    def __init__(self, spec: CorpusSpec, fp: Fingerprinter) -> None:
+        super().__init__(name="corpusbench-fingerprint", daemon=True)
+        self.spec, self.fp = spec, fp
+        self.error: BaseException | None = None
+        self.stop = False
+
+    def run(self) -> None:
         try:
-            pickle.dumps(e)
-        except Exception:
-            e = RuntimeError(f"{type(e).__name__}: {e}")
-        results.put(("error", e))
-
-
-def _chunks(spec: CorpusSpec, chunk_chars: int, fp: Fingerprinter) -> Iterator[tuple[list[str], int]]:
-    buf: list[str] = []
-    size = 0
-    for doc in read_corpus(spec):
-        fp.update(doc)
-        buf.append(doc.text)
-        size += len(doc.text)
-        if size >= chunk_chars:
-            yield buf, size
-            buf, size = [], 0
-    if buf:
-        yield buf, size
-
-
-class _Workers:
-    """N spawned workers fed through a bounded queue (memory stays flat), each returning one partial."""
-
-    def __init__(self, n: int, tagger: str, params: StatsParams) -> None:
-        ctx = get_context("spawn")
-        self.tasks = ctx.Queue(maxsize=2 * n)
-        self.results = ctx.Queue()
-        self.procs = [
-            ctx.Process(target=_worker_loop, args=(self.tasks, self.results, tagger, params), daemon=True)
-            for _ in range(n)
-        ]
-        for proc in self.procs:
-            proc.start()
-
-    def _check(self) -> None:
-        try:
-            status, payload = self.results.get_nowait()
-        except queue.Empty:
-            if any(p.exitcode not in (None, 0) for p in self.procs):
-                raise RuntimeError("a stats worker process died unexpectedly") from None
-            return
-        if status == "error":
-            raise payload
-        raise RuntimeError("a stats worker finished before the corpus was read")
-
-    def put(self, item: list[str] | None) -> None:
-        while True:
-            try:
-                self.tasks.put(item, timeout=1.0)
-                return
-            except queue.Full:
-                self._check()
-
-    def collect(self) -> list[tuple[PartialStats, dict[str, str]]]:
-        for _ in self.procs:
-            self.put(None)
-        parts = []
-        while len(parts) < len(self.procs):
-            try:
-                status, payload = self.results.get(timeout=1.0)
-            except queue.Empty:
-                if all(p.exitcode is not None for p in self.procs):
-                    raise RuntimeError("a stats worker process died unexpectedly") from None
-                continue
-            if status == "error":
-                raise payload
-            parts.append(payload)
-        return parts
-
-    def close(self) -> None:
-        for proc in self.procs:
-            proc.join(timeout=5)
-            if proc.is_alive():
-                proc.terminate()
+            for doc in read_corpus(self.spec):
+                if self.stop:
+                    return
+                self.fp.update(doc)
+        except BaseException as e:
+            self.error = e
 
 
 def _count_corpus(
-    spec: CorpusSpec, params: StatsParams, tagger: str, fp: Fingerprinter, progress: Progress | None
+    spec: CorpusSpec,
+    params: StatsParams,
+    tagger: str,
+    fp: Fingerprinter,
+    executor: Executor,
+    progress: Progress | None,
 ) -> tuple[PartialStats, dict[str, str]]:
-    total = PartialStats(max_contexts=params.max_contexts)
-    done_bytes = 0
-    if params.workers <= 1:
-        tg = make_tagger(tagger, params.lang, params.spacy_model, params.fast)
-        for texts, size in _chunks(spec, params.chunk_chars, fp):
-            _count_into(total, tg, texts)
-            done_bytes += size
-            if progress:
-                progress(fp.n_documents, done_bytes)
-        return total, tg.describe()
-    # The tagger is loaded only in the workers (a setup error there is re-raised by _Workers).
-    workers = _Workers(params.workers, tagger, params)
+    counter = ShardCounter(spec, tagger, params)
+    if not splittable(spec):  # inline shards: the planner reads and fingerprints the stream
+        planned = _Planned(plan_shards(spec, params.shard_bytes, fp))
+        results = executor.map(counter, planned)
+        return merge_in_order(results, lambda: planned.n, params.max_contexts, progress)
+    thread = _StreamFingerprint(spec, fp)
+    thread.start()
+    ok = False
     try:
-        for texts, size in _chunks(spec, params.chunk_chars, fp):
-            workers.put(texts)
-            done_bytes += size
-            if progress:
-                progress(fp.n_documents, done_bytes)
-        parts = workers.collect()
+        shards = list(plan_shards(spec, params.shard_bytes))
+        results = _watch(executor.map(counter, shards), thread)
+        result = merge_in_order(results, lambda: len(shards), params.max_contexts, progress)
+        ok = True
     finally:
-        workers.close()
-    for part, _ in parts:
-        total.merge(part)
-    return total, parts[0][1]
+        thread.stop = not ok
+        thread.join()
+    if thread.error is not None:
+        raise thread.error
+    return result
+
+
+def _watch(results: Iterable[ShardResult], thread: _StreamFingerprint) -> Iterator[ShardResult]:
+    """Stop early when the fingerprint pass finds bad input."""
+    for res in results:
+        if thread.error is not None:
+            raise thread.error
+        yield res
 
 
 def _write_tables(part: PartialStats, out: Path) -> int:
@@ -220,12 +247,19 @@ def _write_tables(part: PartialStats, out: Path) -> int:
 
 
 def compute_stats(
-    spec: CorpusSpec, out: str | Path, params: StatsParams | None = None, progress: Progress | None = None
+    spec: CorpusSpec,
+    out: str | Path,
+    params: StatsParams | None = None,
+    progress: Progress | None = None,
+    executor: Executor | None = None,
 ) -> StatsReport:
-    """Tag and count the corpus of ``spec``; write the stats folder ``out`` (see ``corpus.store``)."""
+    """Tag and count the corpus of ``spec``; write the stats folder ``out`` (see ``corpus.store``).
+    ``executor``: run the shards on this one (default: made from ``params``, closed at the end)."""
     params = params or StatsParams()
-    if params.workers < 1:
+    if params.workers < (0 if params.executor == "ray" else 1):
         raise ConfigError(f"--workers must be at least 1 (got {params.workers})")
+    if params.shard_bytes < 1 or params.chunk_chars < 1:
+        raise ConfigError("shard and chunk sizes must be positive")
     tagger = check_tagger(params.tagger, params.lang)
     reader = resolve_reader(spec)  # raises for a missing path before anything is written
     out = Path(out)
@@ -233,7 +267,13 @@ def compute_stats(
         raise InputError(f"{out}: output path exists and is not a directory")
     start = time.perf_counter()
     fp = Fingerprinter()
-    part, describe = _count_corpus(spec, params, tagger, fp, progress)
+    own = executor is None
+    ex = executor or make_executor(params.executor, params.workers or None, params.ray_address)
+    try:
+        part, describe = _count_corpus(spec, params, tagger, fp, ex, progress)
+    finally:
+        if own:
+            ex.close()
     if part.tokens == 0:
         raise InputError(f"{spec.path}: corpus is empty (no tokens in {fp.n_documents} documents)")
     seconds = time.perf_counter() - start
@@ -270,4 +310,6 @@ def compute_stats(
         candidates=n_candidates,
         seconds=seconds,
         manifest=manifest,
+        executor=ex.name,
+        workers=ex.workers,
     )

@@ -49,16 +49,19 @@ _SPACES = re.compile(r"\s+")
 _CLITIC_1 = re.compile(r"([^' ])('[sS]|'[mM]|'[dD]|') ")
 _CLITIC_2 = re.compile(r"([^' ])('ll|'LL|'re|'RE|'ve|'VE|n't|N'T) ")
 
-_CONTRACTIONS2 = [re.compile(p) for p in (
-    r"(?i)\b(can)(?#X)(not)\b",
-    r"(?i)\b(d)(?#X)('ye)\b",
-    r"(?i)\b(gim)(?#X)(me)\b",
-    r"(?i)\b(gon)(?#X)(na)\b",
-    r"(?i)\b(got)(?#X)(ta)\b",
-    r"(?i)\b(lem)(?#X)(me)\b",
-    r"(?i)\b(more)(?#X)('n)\b",
-    r"(?i)\b(wan)(?#X)(na)(?=\s)",
-)]
+_CONTRACTIONS2 = [
+    re.compile(p)
+    for p in (
+        r"(?i)\b(can)(?#X)(not)\b",
+        r"(?i)\b(d)(?#X)('ye)\b",
+        r"(?i)\b(gim)(?#X)(me)\b",
+        r"(?i)\b(gon)(?#X)(na)\b",
+        r"(?i)\b(got)(?#X)(ta)\b",
+        r"(?i)\b(lem)(?#X)(me)\b",
+        r"(?i)\b(more)(?#X)('n)\b",
+        r"(?i)\b(wan)(?#X)(na)(?=\s)",
+    )
+]
 _CONTRACTIONS3 = [re.compile(r"(?i) ('t)(?#X)(is)\b"), re.compile(r"(?i) ('t)(?#X)(was)\b")]
 # Cheap pre-check: every CONTRACTIONS2/3 pattern needs one of these lower-cased substrings.
 _CONTRACTION_KEYS = ("cannot", "d'ye", "gimme", "gonna", "gotta", "lemme", "more'n", "wanna", "'tis", "'twas")
@@ -135,7 +138,7 @@ def _tokenize_rules(text: str) -> list[str]:
     return text.split()
 
 
-_CLOSERS = frozenset('])}>"\'»”’')
+_CLOSERS = frozenset("])}>\"'»”’")
 _CACHE_MAX = 200_000  # per cache; a cleared cache only costs speed
 _mid_cache: dict[str, list[str]] = {}
 _head_cache: dict[str, list[str]] = {}
@@ -227,8 +230,9 @@ def _punkt(lang: str) -> Any:
     try:
         tok = PunktTokenizer(PUNKT_LANGUAGES[lang])
     except LookupError as e:
-        raise ConfigError(f"NLTK punkt_tab data for {lang!r} is not installed (set NLTK_DATA; "
-                          "`make nltk-data` builds it)") from e
+        raise ConfigError(
+            f"NLTK punkt_tab data for {lang!r} is not installed (set NLTK_DATA; `make nltk-data` builds it)"
+        ) from e
     try:
         return _stdlib_punkt(tok)
     except (AttributeError, TypeError, re.error):  # NLTK internals changed: keep its own patterns

@@ -1,9 +1,11 @@
 """CAC determiner choice: P(the) vs P(a|an) at a determiner slot, for every architecture.
 
 - Causal: the three candidate strings share a token prefix (the discourse context and the
-  target line up to the slot). It is run once per site with a KV cache; only the differing
-  suffixes are run for the candidates, and the head is applied only at suffix positions.
-  Equal, up to float noise, to summing log-probs of the three full strings (the reference).
+  target line up to the slot), and consecutive sites of a dialogue share most of that context.
+  One KV cache is carried from site to site (cropped to the common token prefix, extended by
+  the new tokens only); the candidates' differing suffixes are run on top of it and the head is
+  applied only at suffix positions. Equal, up to float noise, to summing log-probs of the three
+  full strings (the reference).
 - MLM: candidate ids are resolved *in context*: each candidate string is tokenized and the
   token(s) covering the determiner are read off (``Ġthe``, not bare ``the``). One-token
   candidates are read from a single masked input (identical copies are computed once);
@@ -16,6 +18,7 @@ longer than the model window are cut from the left, whole lines first (``\\n``-s
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -24,7 +27,7 @@ import numpy as np
 import torch
 
 from corpusbench.errors import InputError
-from corpusbench.eval.batching import Progress, budget_batches
+from corpusbench.eval.batching import Progress, budget_batches, gather_logprobs, pad_right
 from corpusbench.eval.causal import CausalScorer, common_prefix, encode_plain, overlapping
 from corpusbench.eval.masked import MaskedPllScorer, make_copy
 from corpusbench.eval.records import DeterminerChoice, DeterminerSite
@@ -32,6 +35,7 @@ from corpusbench.eval.seq2seq import Seq2SeqScorer
 
 MERGE = {"a": ("a", "an"), "the": ("the",)}
 WINDOW_MARGIN = 10  # tokens to spare, as the reference
+REUSE_MIN_TOKENS = 64  # shorter shared contexts are cheaper batched than run along one cache
 
 
 def merge_p_the(logprobs: dict[str, float]) -> float:
@@ -41,8 +45,9 @@ def merge_p_the(logprobs: dict[str, float]) -> float:
         xs = [x for x in xs if x != -math.inf]
         return -math.inf if not xs else max(xs) + math.log(sum(math.exp(x - max(xs)) for x in xs))
 
-    la = lse([logprobs[f] for f in MERGE["a"] if f in logprobs])
-    lt = lse([logprobs[f] for f in MERGE["the"] if f in logprobs])
+    low = {k.lower(): v for k, v in logprobs.items()}
+    la = lse([low[f] for f in MERGE["a"] if f in low])
+    lt = lse([low[f] for f in MERGE["the"] if f in low])
     if la == -math.inf and lt == -math.inf:
         return 0.5
     m = max(la, lt)
@@ -88,10 +93,10 @@ def _choices(
 
 
 # -- causal -----------------------------------------------------------------------------------------
-@torch.no_grad()
-def choose_causal(
-    scorer: CausalScorer, sites: Sequence[DeterminerSite], *, window: int, progress: Progress | None = None
-) -> list[DeterminerChoice]:
+def _prepare_causal(
+    scorer: CausalScorer, sites: Sequence[DeterminerSite], window: int
+) -> tuple[list[DeterminerSite], list[list[int]], list[list[list[int]]], list[bool]]:
+    """Truncated sites, their shared context ids (candidates' common prefix) and candidate suffixes."""
     tok = scorer.tokenizer
     limit = window - WINDOW_MARGIN - (1 if scorer.prefix_id is not None else 0)
     prepared, ctx, sufs, cut = [], [], [], []
@@ -109,15 +114,113 @@ def choose_causal(
         ctx.append(ids[0][:n])
         sufs.append([x[n:] for x in ids])
         cut.append(c)
-    scores: list[dict[str, float]] = [{} for _ in sites]
-    for batch in budget_batches(
-        [len(c) + max(map(len, s)) for c, s in zip(ctx, sufs, strict=True)], scorer.batch_tokens
-    ):
-        _, _, sums = scorer.shared_prefix([ctx[i] for i in batch], [sufs[i] for i in batch])
-        for i, per_cand in zip(batch, sums, strict=True):
-            scores[i] = dict(zip(prepared[i].candidates, per_cand, strict=True))
+    return prepared, ctx, sufs, cut
+
+
+def _crop(cache: Any, n: int) -> None:
+    """Keep the first ``n`` positions of ``cache`` (a negative ``crop`` removes, in every version)."""
+    extra = cache.get_seq_length() - n
+    if extra > 0:
+        cache.crop(-extra)
+
+
+def _lcp(a: Sequence[int], b: Sequence[int]) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+@torch.no_grad()
+def _chain_scores(
+    scorer: CausalScorer,
+    ctx: list[list[int]],
+    sufs: list[list[list[int]]],
+    order: Sequence[int],
+    progress: Progress | None,
+) -> dict[int, list[float]]:
+    """Per-candidate log-prob sums of the sites ``order`` with one KV cache carried across them.
+
+    ``order`` is lexicographic in the context ids, so sites of one dialogue follow each other and
+    each extends the previous one's cache: the cache is cropped to the common token prefix and
+    only the new tokens are run. Each candidate suffix is run on top of the
+    cache (one batch, on a repeated copy) and cropped off again: the same numbers as the full strings.
+    """
+    from transformers import DynamicCache
+
+    model, dev = scorer.model, scorer.device
+    split = scorer.split
+    base = split.base if split.ok else model
+    head = split.head if split.ok else (lambda h: h)
+
+    def forward(rows: Sequence[Sequence[int]], cache: Any) -> torch.Tensor:
+        # right padding needs no mask: under the causal mask no real token sees a later pad
+        ids, _ = pad_right(rows, scorer.pad_id)
+        out = base(input_ids=ids.to(dev), past_key_values=cache, use_cache=True)
+        return out.last_hidden_state if split.ok else out.logits
+
+    res: dict[int, list[float]] = {}
+    cache, cached = None, []
+    for i in order:
+        c, cands = ctx[i], sufs[i]
+        n = min(_lcp(cached, c), len(c) - 1)  # run >= 1 context token: its state predicts the slot
+        if cache is None or n == 0 or not cache.is_croppable:
+            cache, n = DynamicCache(config=model.config), 0
+        else:
+            _crop(cache, n)
+        h_last = forward([c[n:]], cache)[0, -1:].expand(len(cands), -1)
+        cached = c
+        first = torch.tensor([suf[0] for suf in cands], device=dev)
+        totals = gather_logprobs(head(h_last), first).double().cpu().numpy().copy()
+        rest = [suf[:-1] for suf in cands]
+        if max(map(len, rest)) > 0:  # all candidates in one batch on a repeated copy of the cache
+            cache.batch_repeat_interleave(len(cands))
+            hs = forward([r or [scorer.pad_id] for r in rest], cache)
+            rr = [k for k, r in enumerate(rest) for _ in r]
+            cc = [j for r in rest for j in range(len(r))]
+            tgt = torch.tensor([cands[k][j + 1] for k, j in zip(rr, cc, strict=True)], device=dev)
+            np.add.at(totals, rr, gather_logprobs(head(hs[rr, cc]), tgt).double().cpu().numpy())
+            cache.batch_select_indices(slice(0, 1))
+            _crop(cache, len(c))
+        res[i] = totals.tolist()
         if progress:
-            progress(len(batch))
+            progress(1)
+    return res
+
+
+@torch.no_grad()
+def choose_causal(
+    scorer: CausalScorer,
+    sites: Sequence[DeterminerSite],
+    *,
+    window: int,
+    progress: Progress | None = None,
+    reuse: bool = True,
+    reuse_min: int = REUSE_MIN_TOKENS,
+) -> list[DeterminerChoice]:
+    """AR determiner choice. With ``reuse``, sites whose context shares >= ``reuse_min`` tokens with
+    a neighbour (in context order: consecutive sites of a dialogue) are scored along one carried
+    KV cache; every other site's context is run once (batched by token budget) and shared by its
+    candidates only. Both give the full strings' numbers."""
+    prepared, ctx, sufs, cut = _prepare_causal(scorer, sites, window)
+    order = sorted(range(len(ctx)), key=lambda k: (ctx[k], k))
+    chained: set[int] = set()
+    if reuse:
+        for a, b in itertools.pairwise(order):
+            if _lcp(ctx[a], ctx[b]) >= reuse_min:
+                chained.update((a, b))
+    per_site = _chain_scores(scorer, ctx, sufs, [i for i in order if i in chained], progress)
+    rest = [i for i in range(len(ctx)) if i not in chained]
+    costs = [len(ctx[i]) + max(map(len, sufs[i])) for i in rest]
+    for batch in budget_batches(costs, scorer.batch_tokens):
+        idx = [rest[b] for b in batch]
+        _, _, sums = scorer.shared_prefix([ctx[i] for i in idx], [sufs[i] for i in idx])
+        per_site.update(zip(idx, sums, strict=True))
+        if progress:
+            progress(len(idx))
+    scores = [dict(zip(s.candidates, per_site[i], strict=True)) for i, s in enumerate(prepared)]
     return _choices(prepared, scores, [len(c) for c in ctx], cut)
 
 

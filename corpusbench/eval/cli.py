@@ -17,6 +17,11 @@ eval_app = typer.Typer(
 
 
 def register(app: typer.Typer) -> None:
+    from corpusbench.generators.frames.cli import eval_clusters_cmd
+
+    eval_app.command("clusters", help="Score word clusterings by substitutable precision/recall (frames).")(
+        eval_clusters_cmd
+    )
     app.add_typer(eval_app, name="eval")
 
 
@@ -44,7 +49,10 @@ def _progress() -> Iterator[Callable[[str, int], Callable[[int], None]]]:
 def eval_cmd(
     ctx: typer.Context,
     dataset: str = typer.Option(
-        None, "--dataset", "-d", help="Pairs: file, folder, saved dataset or ORG/NAME[@rev]."
+        None,
+        "--dataset",
+        "-d",
+        help="Pairs: file, folder, saved dataset or ORG/NAME[@rev]; or a `corpusbench cac` folder.",
     ),
     model: str = typer.Option(None, "--model", "-m", help="Model folder or Hub id (ID@revision allowed)."),
     out: Path = typer.Option(None, "--out", "-o", help="Output folder (written atomically)."),
@@ -59,7 +67,12 @@ def eval_cmd(
     bos: str = typer.Option("prepend", help="Causal first-token convention: prepend (score it) | none."),
     pll: str = typer.Option("within_word_l2r", help="Masked PLL: within_word_l2r | original."),
     scoring: str = typer.Option("auto", help="auto (critical-region spans where given) | full."),
-    limit: int = typer.Option(None, help="At most this many pairs per config (smoke runs)."),
+    limit: int = typer.Option(
+        None, help="At most this many pairs per config (CAC: first sites per dyad and role); smoke runs."
+    ),
+    context_utterances: int = typer.Option(
+        None, help="CAC: at most this many earlier utterances as context (default: the whole session)."
+    ),
     trust_remote_code: bool = typer.Option(
         False, help="Allow model code from the Hub (only for models you trust)."
     ),
@@ -89,6 +102,7 @@ def eval_cmd(
         pll=pll,
         scoring=scoring,
         limit=limit,
+        context_utterances=context_utterances,
         trust_remote_code=trust_remote_code,
     )
     with _progress() as factory:

@@ -7,7 +7,8 @@
   absent. Accuracy drop (highest bin - lowest bin), Spearman of accuracy with bin index, and the
   spread ratio across models.
 - FIT-CLAMS (§5.2/§6): accuracy per paradigm and bin, ΔP = log P(good) - log P(bad) per item,
-  OLS of ΔP on z-scored smoothed log counts with R².
+  OLS (statsmodels) of ΔP on z-scored smoothed log counts per config (corpus): coefficients,
+  standard errors, p-values and R².
 """
 
 from __future__ import annotations
@@ -107,7 +108,13 @@ def smoothed_log_count(count: float) -> float:
 
 
 def ols(y: Sequence[float], columns: Mapping[str, Sequence[float]]) -> dict[str, Any] | None:
-    """OLS of ``y`` on z-scored predictors with an intercept: coefficients and R²."""
+    """OLS (statsmodels) of ``y`` on z-scored predictors (population sd) with an intercept.
+
+    Returns n, R², adjusted R², and per term (``const`` and each predictor) the coefficient,
+    standard error, t and two-sided p-value; ``None`` when no predictor varies or n <= terms.
+    """
+    import statsmodels.api as sm
+
     names = [k for k, v in columns.items() if np.std(np.asarray(v, dtype=float)) > 0]
     n = len(y)
     if not names or n <= len(names) + 1:
@@ -115,16 +122,22 @@ def ols(y: Sequence[float], columns: Mapping[str, Sequence[float]]) -> dict[str,
     x = np.column_stack(
         [(np.asarray(columns[k], float) - np.mean(columns[k])) / np.std(columns[k]) for k in names]
     )
-    design = np.column_stack([np.ones(n), x])
     yv = np.asarray(y, dtype=float)
-    coef, *_ = np.linalg.lstsq(design, yv, rcond=None)
-    resid = yv - design @ coef
-    ss_tot = float(((yv - yv.mean()) ** 2).sum())
-    r2 = 1 - float((resid**2).sum()) / ss_tot if ss_tot > 0 else None
+    fit = sm.OLS(yv, sm.add_constant(x, has_constant="add")).fit()
+    terms = ["const", *names]
+
+    def vals(a: Any) -> dict[str, float]:
+        return {k: float(v) for k, v in zip(terms, np.asarray(a), strict=True)}
+
+    finite = np.isfinite(fit.rsquared)
     return {
         "n": n,
-        "r2": r2,
-        "coef": {"const": float(coef[0]), **{k: float(c) for k, c in zip(names, coef[1:], strict=True)}},
+        "r2": float(fit.rsquared) if finite else None,
+        "r2_adj": float(fit.rsquared_adj) if finite else None,
+        "coef": vals(fit.params),
+        "se": vals(fit.bse),
+        "t": vals(fit.tvalues),
+        "p": vals(fit.pvalues),
     }
 
 

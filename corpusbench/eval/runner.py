@@ -45,7 +45,8 @@ class EvalSpec:
     bos: str = "prepend"
     pll: str = "within_word_l2r"
     scoring: str = "auto"  # auto: critical-region spans where the data has them; full: whole sentences
-    limit: int | None = None
+    limit: int | None = None  # pairs per config; CAC folders: sites per dyad (the first ones)
+    context_utterances: int | None = None  # CAC: at most this many earlier utterances (default: all)
     trust_remote_code: bool = False
 
 
@@ -220,6 +221,13 @@ def summary_markdown(results: dict[str, Any]) -> str:
         for g, c in m["by_group"].items():
             if g != cfg:
                 lines.append(f"| {cfg} | {g} | {c['n']} | {c['accuracy']:.4f} | {c['mean_delta']:.3f} |")
+        if m.get("delta_ols"):
+            o = m["delta_ols"]
+            terms = ", ".join(
+                f"{k} {o['coef'][k]:+.3f} (se {o['se'][k]:.3f}, p {o['p'][k]:.3g})" for k in o["coef"]
+            )
+            r2 = "n/a" if o["r2"] is None else f"{o['r2']:.3f}"
+            lines.append(f"\nΔP OLS on z-scored log frequencies ({cfg}, n={o['n']}, R² {r2}): {terms}\n")
         if m.get("ltswap"):
             lt = m["ltswap"]
             drop = "n/a" if lt["accuracy_drop"] is None else f"{lt['accuracy_drop']:.4f}"
@@ -228,7 +236,14 @@ def summary_markdown(results: dict[str, Any]) -> str:
 
 
 def run_eval(spec: EvalSpec, progress: ProgressFactory | None = None) -> EvalReport:
-    """Validate the data, load the model, score, compute metrics and write ``spec.out`` atomically."""
+    """Validate the data, load the model, score, compute metrics and write ``spec.out`` atomically.
+
+    A CAC output folder (``corpusbench cac run``) goes to :func:`corpusbench.eval.cac_run.run_cac_eval`.
+    """
+    from corpusbench.eval.cac_run import is_cac_folder, run_cac_eval
+
+    if is_cac_folder(spec.dataset):
+        return run_cac_eval(spec, progress)
     t0 = time.perf_counter()
     data = load_pairs(spec.dataset, configs=spec.configs or None, group_col=spec.group_col, limit=spec.limit)
     scorer, model_provenance = open_scorer(spec)

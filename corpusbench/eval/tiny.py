@@ -8,7 +8,7 @@ paths are exercised with models built from a config. ``initializer_range=0.1`` (
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Literal
 
@@ -16,6 +16,75 @@ import torch
 
 Kind = Literal["bert", "roberta", "t5", "gpt2"]
 N_SENTINELS = 16
+SPECIAL_TOKENS: dict[str, dict[str, str]] = {  # saved in each model's tokenizer_config.json
+    "bert": dict(
+        unk_token="[UNK]", pad_token="[PAD]", cls_token="[CLS]", sep_token="[SEP]", mask_token="[MASK]"
+    ),
+    "roberta": dict(
+        bos_token="<s>",
+        eos_token="</s>",
+        unk_token="<unk>",
+        pad_token="<pad>",
+        cls_token="<s>",
+        sep_token="</s>",
+        mask_token="<mask>",
+    ),
+    "gpt2": dict(bos_token="<|endoftext|>", eos_token="<|endoftext|>", unk_token="<|endoftext|>"),
+    "t5": dict(eos_token="</s>", unk_token="<unk>", pad_token="<pad>"),
+}
+
+
+def _encoder(pad: int, positions: int, **extra: int) -> Callable[[int, int, float], dict]:
+    """BERT-style sizes: 2 heads, FFN 2 × hidden."""
+    return lambda h, n, init: dict(
+        hidden_size=h,
+        num_hidden_layers=n,
+        num_attention_heads=2,
+        intermediate_size=2 * h,
+        max_position_embeddings=positions,
+        pad_token_id=pad,
+        initializer_range=init,
+        **extra,
+    )
+
+
+# kind -> (transformers config class, model class, (hidden, layers, init range) -> config kwargs)
+_ARCHS: dict[str, tuple[str, str, Callable[[int, int, float], dict]]] = {
+    "bert": ("BertConfig", "BertForMaskedLM", _encoder(pad=0, positions=256)),
+    "roberta": (
+        "RobertaConfig",
+        "RobertaForMaskedLM",
+        _encoder(pad=1, positions=258, bos_token_id=0, eos_token_id=2),
+    ),
+    "gpt2": (
+        "GPT2Config",
+        "GPT2LMHeadModel",
+        lambda h, n, init: dict(
+            n_embd=h,
+            n_layer=n,
+            n_head=2,
+            n_positions=512,
+            bos_token_id=0,
+            eos_token_id=0,
+            initializer_range=init,
+        ),
+    ),
+    "t5": (
+        "T5Config",
+        "T5ForConditionalGeneration",
+        lambda h, n, init: dict(
+            d_model=h,
+            d_ff=2 * h,
+            d_kv=h // 2,
+            num_layers=n,
+            num_heads=2,
+            pad_token_id=0,
+            eos_token_id=1,
+            decoder_start_token_id=0,
+            initializer_factor=init * 10,
+        ),
+    ),
+}
 
 
 def _train_tokenizer(kind: Kind, lines: list[str], vocab_size: int):  # -> tokenizers.Tokenizer
@@ -93,78 +162,11 @@ def build_tiny_model(
 
     lines = [ln for ln in lines if ln.strip()]
     raw = _train_tokenizer(kind, lines, vocab_size)
-    special = {
-        "bert": dict(
-            unk_token="[UNK]", pad_token="[PAD]", cls_token="[CLS]", sep_token="[SEP]", mask_token="[MASK]"
-        ),
-        "roberta": dict(
-            bos_token="<s>",
-            eos_token="</s>",
-            unk_token="<unk>",
-            pad_token="<pad>",
-            cls_token="<s>",
-            sep_token="</s>",
-            mask_token="<mask>",
-        ),
-        "gpt2": dict(bos_token="<|endoftext|>", eos_token="<|endoftext|>", unk_token="<|endoftext|>"),
-        "t5": dict(eos_token="</s>", unk_token="<unk>", pad_token="<pad>"),
-    }[kind]
-    tok = tf.PreTrainedTokenizerFast(tokenizer_object=raw, **special)
-    v = len(tok)
-    common = dict(initializer_range=init_range)
+    tok = tf.PreTrainedTokenizerFast(tokenizer_object=raw, **SPECIAL_TOKENS[kind])
+    config_cls, model_cls, size = _ARCHS[kind]
+    cfg = getattr(tf, config_cls)(vocab_size=len(tok), **size(hidden, layers, init_range))
     torch.manual_seed(seed)
-    if kind == "bert":
-        cfg = tf.BertConfig(
-            vocab_size=v,
-            hidden_size=hidden,
-            num_hidden_layers=layers,
-            num_attention_heads=2,
-            intermediate_size=2 * hidden,
-            max_position_embeddings=256,
-            pad_token_id=0,
-            **common,
-        )
-        model = tf.BertForMaskedLM(cfg)
-    elif kind == "roberta":
-        cfg = tf.RobertaConfig(
-            vocab_size=v,
-            hidden_size=hidden,
-            num_hidden_layers=layers,
-            num_attention_heads=2,
-            intermediate_size=2 * hidden,
-            max_position_embeddings=258,
-            pad_token_id=1,
-            bos_token_id=0,
-            eos_token_id=2,
-            **common,
-        )
-        model = tf.RobertaForMaskedLM(cfg)
-    elif kind == "gpt2":
-        cfg = tf.GPT2Config(
-            vocab_size=v,
-            n_embd=hidden,
-            n_layer=layers,
-            n_head=2,
-            n_positions=512,
-            bos_token_id=0,
-            eos_token_id=0,
-            **common,
-        )
-        model = tf.GPT2LMHeadModel(cfg)
-    else:
-        cfg = tf.T5Config(
-            vocab_size=v,
-            d_model=hidden,
-            d_ff=2 * hidden,
-            d_kv=hidden // 2,
-            num_layers=layers,
-            num_heads=2,
-            pad_token_id=0,
-            eos_token_id=1,
-            decoder_start_token_id=0,
-            initializer_factor=init_range * 10,
-        )
-        model = tf.T5ForConditionalGeneration(cfg)
+    model = getattr(tf, model_cls)(cfg)
     out = Path(out)
     model.save_pretrained(out)
     tok.save_pretrained(out)

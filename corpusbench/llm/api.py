@@ -18,6 +18,7 @@ BACKENDS: dict[str, str] = {
     "vllm": "corpusbench.llm.vllm_backend:VLLMBackend",
     "transformers": "corpusbench.llm.transformers_backend:TransformersBackend",
     "scripted": "corpusbench.llm.scripted:ScriptedBackend",
+    "ray": "corpusbench.llm.ray_backend:RayBackend",  # batches over a pool of endpoints (Ray actors)
 }
 ALIASES = {"vllm-server": "openai", "vllm-engine": "vllm", "hf": "transformers"}
 DEFAULT_BASE_URL = f"http://127.0.0.1:{DEFAULT_PORT}/v1"
@@ -36,8 +37,10 @@ def backend_class(name: str) -> type[Backend]:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LLMSpec:
-    """Which LLM to use and how. ``model``: for ``openai`` the served name (``None``: the server's
-    first model); for ``vllm``/``transformers`` a model folder or hub id (``None``: SmolLM2)."""
+    """Which LLM to use and how. ``model``: for ``openai``/``ray`` the served name (``None``: the
+    server's first model); for ``vllm``/``transformers`` a model folder or hub id (``None``: SmolLM2).
+    ``ray``: ``base_url`` is a comma-separated list of endpoints; ``ray_address`` (or RAY_ADDRESS)
+    names the cluster (``None``: a local Ray instance)."""
 
     backend: str = "openai"
     model: str | None = None
@@ -51,7 +54,8 @@ class LLMSpec:
     dtype: str | None = None  # None: bfloat16 for vllm, float32 on CPU for transformers
     vllm_python: str | None = None
     batch_size: int = 8  # transformers
-    chunk_size: int = 256  # vllm: prompts per batched engine call
+    chunk_size: int = 256  # vllm: prompts per batched engine call; ray: per batch (at most 64)
+    ray_address: str | None = None
 
     def as_dict(self) -> dict[str, object]:
         d = {f: getattr(self, f) for f in self.__slots__}  # type: ignore[attr-defined]
@@ -70,6 +74,17 @@ def open_backend(spec: LLMSpec) -> Backend:
             spec.model,
             api_key=spec.api_key,
             concurrency=spec.concurrency,  # type: ignore[call-arg]
+            timeout=spec.timeout,
+            max_retries=spec.max_retries,
+        )
+    if name == "ray":
+        return cls(
+            spec.base_url,
+            spec.model,
+            address=spec.ray_address,  # type: ignore[call-arg]
+            batch_size=min(spec.chunk_size, 64),
+            api_key=spec.api_key,
+            concurrency=spec.concurrency,
             timeout=spec.timeout,
             max_retries=spec.max_retries,
         )

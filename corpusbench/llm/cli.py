@@ -19,13 +19,20 @@ console = Console()
 err = Console(stderr=True)
 
 BACKEND = typer.Option(
-    "openai", "--backend", "-b", help="openai (any OpenAI-compatible server), vllm, transformers."
+    "openai",
+    "--backend",
+    "-b",
+    help="openai (any OpenAI-compatible server), vllm, transformers, "
+    "ray (batches over the endpoints in --base-url URL1,URL2,... on a Ray cluster; RAY_ADDRESS).",
 )
 MODEL = typer.Option(
     None, "--model", "-m", help="openai: served model name; vllm/transformers: folder or hub id."
 )
 BASE_URL = typer.Option(
-    DEFAULT_BASE_URL, "--base-url", envvar="CORPUSBENCH_LLM_URL", help="OpenAI-compatible API."
+    DEFAULT_BASE_URL,
+    "--base-url",
+    envvar="CORPUSBENCH_LLM_URL",
+    help="OpenAI-compatible API (ray: comma-separated list of endpoints).",
 )
 API_KEY = typer.Option(
     None, "--api-key", envvar="OPENAI_API_KEY", help="Bearer token, if the server needs one."

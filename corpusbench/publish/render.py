@@ -14,13 +14,14 @@ from typing import Any
 import jinja2
 import yaml
 
-from corpusbench.io import atomic_write, write_json, write_jsonl
+from corpusbench.io import atomic_write, read_json, write_json, write_jsonl
 from corpusbench.publish import tables
 
 TEMPLATES = Path(__file__).parent / "templates"
 CARD_TEMPLATE = "dataset_card.md.j2"
 LM_EVAL_README = "lm_eval_readme.md.j2"
 LM_EVAL_TASKS = ("minimal_pairs", "prefix_pairs")
+AUDIT_FILE = "audit.json"
 
 
 def write_release_files(folder: Path, manifest: dict[str, Any]) -> None:
@@ -34,8 +35,10 @@ def write_release_files(folder: Path, manifest: dict[str, Any]) -> None:
         rows = babylm_rows(cfg, tables.read_parquet(folder / cfg["files"][0]["path"]))
         if rows is not None:
             write_jsonl(folder / "babylm" / f"{cfg['name']}.jsonl", rows)
+    audit_path = folder / AUDIT_FILE  # written by `corpusbench audit`; kept when the card is re-rendered
+    audit = read_json(audit_path) if audit_path.is_file() else None
     with atomic_write(folder / "README.md") as fh:
-        fh.write(render_card(manifest))
+        fh.write(render_card(manifest, audit))
 
 
 def lm_eval_family(manifest: dict[str, Any]) -> str:
@@ -70,7 +73,8 @@ def card_header(manifest: dict[str, Any]) -> dict[str, Any]:
     return header
 
 
-def render_card(manifest: dict[str, Any]) -> str:
+def render_card(manifest: dict[str, Any], audit: dict[str, Any] | None = None) -> str:
+    """The dataset card; with ``audit`` (from ``corpusbench audit``) it has a shallow-baselines section."""
     header = yaml.safe_dump(card_header(manifest), sort_keys=False, allow_unicode=True, width=1000)
     citations: list[str] = []
     limitations: list[str] = list(manifest["release"]["limitations"])
@@ -89,9 +93,54 @@ def render_card(manifest: dict[str, Any]) -> str:
             family=lm_eval_family(manifest),
             first=manifest["configs"][0]["name"],
             lm_eval_configs=[c for c in manifest["configs"] if c["task"] in LM_EVAL_TASKS],
+            audit=audit_view(audit) if audit else None,
             to_yaml=lambda obj: yaml.safe_dump(obj, sort_keys=True, allow_unicode=True, width=100).strip(),
         )
     )
+
+
+def audit_view(audit: dict[str, Any]) -> dict[str, Any]:
+    """The card's view of ``audit.json``: formatted accuracies, flags above the threshold."""
+    names = audit["baselines"]
+    thr = audit["threshold"]
+    unflagged = set(audit.get("unflagged", ["oracle"]))
+
+    def cell(b: str, acc: float | None) -> str:
+        if acc is None:
+            return "–"
+        return f"**{acc:.2f}** ⚠" if acc > thr and b not in unflagged else f"{acc:.2f}"
+
+    def cells(acc: dict[str, float | None]) -> list[str]:
+        return [cell(b, acc.get(b)) for b in names]
+
+    rows, bins = [], []
+    for cfg, c in audit["configs"].items():
+        rows.append({"config": cfg, "n": c["n"], "cells": cells(c["accuracy"]), "solved_by": c["solved_by"]})
+        for g, gc in c.get("groups", {}).items():
+            rows.append(
+                {"config": f"{cfg} / {g}", "n": gc["n"], "cells": cells(gc["accuracy"]), "solved_by": []}
+            )
+        for b, bc in c.get("bins", {}).items():
+            bins.append(
+                {
+                    "config": cfg,
+                    "column": c["bin_column"],
+                    "bin": b,
+                    "n": bc["n"],
+                    "cells": cells(bc["accuracy"]),
+                }
+            )
+    return {
+        "names": names,
+        "descriptions": audit["descriptions"],
+        "percent": f"{thr * 100:.0f}%",
+        "order": audit["order"],
+        "scoring": audit["scoring"],
+        "rows": rows,
+        "bins": bins,
+        "flagged": [r for r in rows if r["solved_by"]],
+        "skipped": audit.get("skipped", {}),
+    }
 
 
 def render_eval_files(manifest: dict[str, Any]) -> dict[str, str]:

@@ -7,7 +7,7 @@ import math
 import pytest
 import torch
 
-from corpusbench.eval.cac import choose_determiners, merge_p_the, truncate_left
+from corpusbench.eval.cac import choose_causal, choose_determiners, merge_p_the, truncate_left
 from corpusbench.eval.causal import CausalScorer, encode_plain
 from corpusbench.eval.masked import MaskedPllScorer
 from corpusbench.eval.records import DeterminerSite
@@ -109,3 +109,42 @@ def test_discourse_site_and_window_lines(tiny):
     assert full.context_lines == 2 and full.in_window(2) and not full.in_window(3)
     short = choose_determiners(sc, [site], window=len(encode_plain(sc.tokenizer, site.left).ids) + 2)[0]
     assert short.truncated and short.context_lines < 2 and not short.in_window(2)
+
+
+def dialogue_sites() -> list[DeterminerSite]:
+    """Consecutive sites of one dialogue: each context extends the previous one (and two unrelated)."""
+    lines = [
+        ("MOT", "look at the dog ."),
+        ("CHI", "doggie !"),
+        ("MOT", "yes , the dog is big ."),
+        ("CHI", "I want a ball ."),
+        ("MOT", "here is the ball ."),
+        ("CHI", "an apple for the dog ."),
+    ]
+    out = []
+    for k, (spk, text) in enumerate(lines):
+        for w in ("the", "a", "an"):
+            at = text.find(f"{w} ")
+            if at == 0 or (at > 0 and text[at - 1] == " "):
+                out.append(
+                    DeterminerSite.from_discourse(f"d{k}:{at}", lines[:k], spk, text, (at, at + len(w)))
+                )
+    return out + SITES[1:]
+
+
+@pytest.mark.parametrize("arch", ["gpt2", pytest.param("smol", marks=pytest.mark.slow)])
+def test_context_reuse_across_sites_equals_naive(tiny, request, arch):
+    lm = request.getfixturevalue("smol") if arch == "smol" else tiny["gpt2"]
+    sc = CausalScorer(lm.model, lm.tokenizer)
+    sites = dialogue_sites()
+    fast = choose_causal(sc, sites, window=512, reuse_min=1)  # every dialogue site along one cache
+    naive = choose_causal(sc, sites, window=512, reuse=False)
+    diffs = []
+    for site, f, n in zip(sites, fast, naive, strict=True):
+        assert f.id == n.id == site.id
+        # the full strings' scores include the shared context: compare differences between candidates
+        full = {c: sc.sequence_logprob([site.left + c + site.right])[0] for c in site.candidates}
+        for cand in site.candidates:
+            diffs.append(abs(f.logprobs[cand] - n.logprobs[cand]))
+            diffs.append(abs((f.logprobs[cand] - f.logprobs["the"]) - (full[cand] - full["the"])))
+    assert len(diffs) == 6 * len(sites) and max(diffs) <= 1e-4

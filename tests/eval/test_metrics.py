@@ -81,7 +81,24 @@ def test_smoothed_log_count_and_ols():
     assert fit["r2"] == pytest.approx(1.0)
     assert fit["coef"] == pytest.approx({"const": 1.25, "a": 0.6, "b": -0.25})
     noisy = ols(list(y + rng.normal(scale=0.5, size=50)), {"a": list(x1), "b": list(x2)})
-    assert 0 < noisy["r2"] < 1
+    assert 0 < noisy["r2"] < 1 and set(noisy["p"]) == {"const", "a", "b"}
+    assert ols([1.0, 2.0], {"a": [1.0, 2.0]}) is None and ols([1.0, 2.0, 3.0], {"a": [5.0] * 3}) is None
+
+
+def test_ols_hand_computed():
+    """y = (1, 2, 4) on x = (1, 2, 3), x z-scored with the population sd sqrt(2/3), worked by hand:
+    slope on x 1.5 -> on z 1.5 sqrt(2/3); const = mean y = 7/3; SSR = 1/6, SST = 14/3, R² = 27/28;
+    sigma² = SSR/(n-2) = 1/6; SE(z) = sqrt(sigma²/Sxx) sqrt(2/3) = sqrt(1/18); SE(const) = sqrt(1/18);
+    t(z) = 3 sqrt(3); df = 1 (Cauchy): p = 1 - (2/pi) atan|t|."""
+    fit = ols([1.0, 2.0, 4.0], {"x": [1.0, 2.0, 3.0]})
+    assert fit["n"] == 3 and fit["r2"] == pytest.approx(27 / 28)
+    assert fit["r2_adj"] == pytest.approx(1 - (1 / 28) * 2 / 1)
+    assert fit["coef"] == pytest.approx({"const": 7 / 3, "x": 1.5 * math.sqrt(2 / 3)})
+    assert fit["se"] == pytest.approx({"const": math.sqrt(1 / 18), "x": math.sqrt(1 / 18)})
+    assert fit["t"]["x"] == pytest.approx(3 * math.sqrt(3))
+    cauchy_p = lambda t: 1 - 2 / math.pi * math.atan(abs(t))  # noqa: E731
+    assert fit["p"]["x"] == pytest.approx(cauchy_p(3 * math.sqrt(3)))
+    assert fit["p"]["const"] == pytest.approx(cauchy_p((7 / 3) / math.sqrt(1 / 18)))
 
 
 def test_config_metrics_groups_bins_and_ols():

@@ -17,310 +17,77 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping, Sequence
 
-_FR_ANIMATE = frozenset(
-    {
-        "ami",
-        "amie",
-        "adulte",
-        "agent",
-        "agriculteur",
-        "anglais",
-        "animal",
-        "âne",
-        "architecte",
-        "artiste",
-        "auteur",
-        "avocat",
-        "avocate",
-        "bébé",
-        "berger",
-        "bergère",
-        "blaireau",
-        "boucher",
-        "boulanger",
-        "boulangère",
-        "bouc",
-        "cavalier",
-        "canard",
-        "capitaine",
-        "chanteur",
-        "chanteuse",
-        "chat",
-        "chatte",
-        "chef",
-        "cheval",
-        "chevalier",
-        "chien",
-        "chienne",
-        "chirurgien",
-        "client",
-        "cliente",
-        "cochon",
-        "collègue",
-        "compagnon",
-        "comte",
-        "conducteur",
-        "constructeur",
-        "copain",
-        "copine",
-        "cousin",
-        "cousine",
-        "cuisinier",
-        "cuisinière",
-        "dame",
-        "danseur",
-        "danseuse",
-        "dauphin",
-        "directeur",
-        "directrice",
-        "docteur",
-        "écolier",
-        "écolière",
-        "écrivain",
-        "élève",
-        "éléphant",
-        "empereur",
-        "enfant",
-        "ennemi",
-        "espion",
-        "étudiant",
-        "étudiante",
-        "facteur",
-        "fée",
-        "femme",
-        "fermier",
-        "fermière",
-        "fille",
-        "fils",
-        "fou",
-        "gamin",
-        "gamine",
-        "garçon",
-        "gardien",
-        "géant",
-        "girafe",
-        "grand-mère",
-        "grand-père",
-        "guerrier",
-        "habitant",
-        "hibou",
-        "homme",
-        "infirmier",
-        "infirmière",
-        "ingénieur",
-        "joueur",
-        "joueuse",
-        "journaliste",
-        "juge",
-        "lapin",
-        "lecteur",
-        "lectrice",
-        "lion",
-        "loup",
-        "magicien",
-        "maire",
-        "maître",
-        "maîtresse",
-        "maman",
-        "marchand",
-        "mari",
-        "marin",
-        "médecin",
-        "mère",
-        "meunier",
-        "ministre",
-        "moine",
-        "mouton",
-        "musicien",
-        "neveu",
-        "nièce",
-        "oiseau",
-        "oncle",
-        "ours",
-        "ouvrier",
-        "ouvrière",
-        "papa",
-        "paysan",
-        "peintre",
-        "père",
-        "personnage",
-        "pilote",
-        "pirate",
-        "poisson",
-        "policier",
-        "pompier",
-        "poule",
-        "poussin",
-        "président",
-        "prince",
-        "princesse",
-        "prisonnier",
-        "professeur",
-        "propriétaire",
-        "reine",
-        "renard",
-        "roi",
-        "sénateur",
-        "serpent",
-        "serveur",
-        "serveuse",
-        "singe",
-        "sœur",
-        "soldat",
-        "sorcière",
-        "souris",
-        "souverain",
-        "spectateur",
-        "tante",
-        "tigre",
-        "touriste",
-        "vache",
-        "vendeur",
-        "vendeuse",
-        "vieillard",
-        "vilain",
-        "vilaine",
-        "visiteur",
-        "voisin",
-        "voisine",
-        "voleur",
-        "voyageur",
-    }
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+# Person and animal nouns (general vocabulary, not mined from any corpus).
+_FR_ANIMATE = _words(
+    """
+adulte agent agneau agriculteur aigle ami amie anglais animal apôtre architecte artiste auteur
+aveugle avocat avocate berger bergère blaireau bouc boucher boulanger boulangère brebis bébé bœuf
+canard capitaine captif cavalier chameau chanteur chanteuse chat chatte chef cheval chevalier chien
+chienne chirurgien chèvre client cliente cochon collègue colombe compagne compagnon comte conducteur
+constructeur copain copine corbeau cousin cousine cuisinier cuisinière dame danseur danseuse dauphin
+directeur directrice disciple docteur empereur enfant ennemi esclave espion facteur femme fermier
+fermière fiancé fiancée fille fils fou frère fée gamin gamine gardien garçon girafe gouverneur
+grand-mère grand-père guerrier géant habitant habitante hibou homme héritier hôte infirmier
+infirmière ingénieur jeune joueur joueuse journaliste juge juif lapin lecteur lectrice lion loup
+magicien maire maman marchand mari marin maître maîtresse mendiant messager meunier ministre moine
+mouton musicien mère médecin neveu nièce nourrice oiseau oncle orphelin ours ouvrier ouvrière papa
+passereau pasteur paysan peintre personnage pharisien pilote pirate poisson policier pompier poule
+poussin prince princesse prisonnier professeur prophète prophétesse propriétaire président prêtre
+père pécheresse pécheur pêcheur reine renard roi sacrificateur sage-femme sauterelle scribe seigneur
+serpent servante serveur serveuse serviteur singe soldat sorcière souris souverain spectateur
+sénateur sœur tante taureau tigre touriste tribun témoin vache vendeur vendeuse veuve vieillard
+vierge vilain vilaine visiteur voisin voisine voleur voyageur voyageuse âne écolier écolière
+écrivain élève éléphant épouse époux étranger étudiant étudiante évêque
+"""
 )
-_DE_ANIMATE = frozenset(
-    {
-        "affe",
-        "apotheker",
-        "architekt",
-        "arzt",
-        "ärztin",
-        "bäcker",
-        "bär",
-        "bauer",
-        "bäuerin",
-        "berater",
-        "besucher",
-        "bruder",
-        "bürger",
-        "bürgermeister",
-        "chef",
-        "chirurg",
-        "cousin",
-        "cousine",
-        "dame",
-        "detektiv",
-        "dichter",
-        "diener",
-        "direktor",
-        "doktor",
-        "drache",
-        "ehemann",
-        "ehefrau",
-        "elefant",
-        "engel",
-        "enkel",
-        "ente",
-        "erzieher",
-        "esel",
-        "fahrer",
-        "fahrgast",
-        "familie",
-        "feind",
-        "förster",
-        "frau",
-        "freund",
-        "freundin",
-        "fuchs",
-        "gast",
-        "gärtner",
-        "gegner",
-        "geist",
-        "gott",
-        "graf",
-        "großmutter",
-        "großvater",
-        "händler",
-        "hase",
-        "held",
-        "herr",
-        "hexe",
-        "hirte",
-        "hund",
-        "ingenieur",
-        "jäger",
-        "junge",
-        "kaiser",
-        "kamel",
-        "katze",
-        "kellner",
-        "kind",
-        "kleinkind",
-        "koch",
-        "könig",
-        "königin",
-        "kollege",
-        "kuh",
-        "kunde",
-        "künstler",
-        "lehrer",
-        "lehrerin",
-        "leser",
-        "löwe",
-        "mädchen",
-        "maler",
-        "mann",
-        "matrose",
-        "maus",
-        "mensch",
-        "minister",
-        "mitglied",
-        "mönch",
-        "mutter",
-        "nachbar",
-        "nachbarin",
-        "neffe",
-        "nichte",
-        "oma",
-        "onkel",
-        "opa",
-        "papa",
-        "person",
-        "pferd",
-        "pilot",
-        "pirat",
-        "polizist",
-        "präsident",
-        "prinz",
-        "prinzessin",
-        "professor",
-        "ritter",
-        "sänger",
-        "schaf",
-        "schauspieler",
-        "schüler",
-        "schülerin",
-        "schwein",
-        "schwester",
-        "soldat",
-        "sohn",
-        "spieler",
-        "student",
-        "tante",
-        "tänzer",
-        "tier",
-        "tochter",
-        "vater",
-        "verkäufer",
-        "vogel",
-        "wächter",
-        "wolf",
-        "zauberer",
-        "zeuge",
-        "ziege",
-        "zwerg",
-        "zwilling",
-    }
+_DE_ANIMATE = _words(
+    """
+adler affe apostel apotheker arbeiter architekt arzt bauer berater besucher bettler bock bote braut
+bruder bräutigam bäcker bär bäuerin bürger bürgermeister chef chirurg cousin cousine dame detektiv
+dichter dieb diener dienerin direktor doktor drache ehebrecher ehefrau ehemann elefant engel enkel
+ente erbe erzieher esel fahrer fahrgast familie feind fisch frau fremdling freund freundin fuchs
+förster fürst gast gefangene gegner geist gesandte gott graf greis großmutter großvater gärtner hase
+hauptmann heide held herr herrscher hexe hirsch hirte hund hure händler ingenieur junge jungfrau
+jäger jünger jüngling kaiser kamel katze kellner kind kleinkind knabe knecht koch kollege krieger
+kuh kunde kämpfer könig königin künstler lamm lehrer lehrerin leser löwe magd maler mann matrose
+maus mensch minister mitglied mutter mädchen mönch nachbar nachbarin neffe nichte ochse oma onkel
+opa papa person pferd pilot pirat polizist priester prinz prinzessin professor prophet prophetin
+präsident rabe richter rind ritter räuber schaf schauspieler schlange schreiber schwein schwester
+schüler schülerin sklave sklavin sohn soldat sperling spieler stier student sänger sünder tante
+taube tier tochter tänzer vater verkäufer verwalter vogel weib wirt witwe wolf wächter zauberer
+zeuge ziege zwerg zwilling zöllner älteste ärztin
+"""
 )
+# Verbs commonly used without an object (lemmas; general vocabulary, not mined from any corpus).
+_FR_INTRANSITIVE = _words(
+    """
+aller arriver attendre boire bouger briller chanter combattre courir crier danser demeurer descendre
+dormir entrer fuir grandir habiter jeûner jouer manger marcher monter mourir nager naître parler
+partir passer pleurer prier régner répondre retourner revenir rire sortir souffrir sourire tomber
+travailler trembler veiller venir vivre voler voyager
+"""
+)
+_DE_INTRANSITIVE = _words(
+    """
+antworten arbeiten beten bleiben blühen brennen danken eilen essen fahren fallen fasten fliegen
+fliehen frohlocken gehen glauben hoffen hungern irren jubeln kämpfen klagen kommen lachen laufen
+leben leuchten liegen lügen predigen reden regieren reisen rufen ruhen schlafen schreien schweigen
+schwimmen sitzen siegen singen spielen sprechen stehen sterben sündigen tanzen trauern trinken
+wachen wachsen wandeln wandern warten weinen wohnen zittern zürnen zweifeln
+"""
+)
+
+
+def lexicon_intransitive(lang: str, lemma: str) -> bool:
+    """FR/DE: is the verb in the curated list of verbs commonly used without an object?"""
+    return lemma in {"fr": _FR_INTRANSITIVE, "de": _DE_INTRANSITIVE}.get(lang, frozenset())
+
+
 _INTRANSITIVE_NEXT_POS = frozenset({"ADP", "ADV", "CCONJ", "SCONJ", "PUNCT", ""})
 
 

@@ -10,6 +10,7 @@ HanTa), number, person and gender are derived from form/lemma and from article c
 from __future__ import annotations
 
 import functools
+import re
 from collections import Counter, defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -28,7 +29,7 @@ _ARTICLE_VOTES = {
         "einer": {"Fem": 0.5},
         "einen": {"Masc": 1.0},
         "den": {"Masc": 1.0},
-        "der": {"Masc": 0.6, "Fem": 0.4},
+        "der": {"Masc": 0.5, "Fem": 0.5},  # nominative masculine or dative/genitive feminine
         "dem": {"Masc": 0.5, "Neut": 0.5},
         "des": {"Masc": 0.5, "Neut": 0.5},
         "ein": {"Masc": 0.5, "Neut": 0.5},
@@ -43,7 +44,11 @@ _ARTICLE_VOTES = {
         "du": {"Masc": 1.0},
         "au": {"Masc": 1.0},
         "ce": {"Masc": 1.0},
+        "cet": {"Masc": 1.0},
         "cette": {"Fem": 1.0},
+        "ma": {"Fem": 1.0},
+        "ta": {"Fem": 1.0},
+        "sa": {"Fem": 1.0},
     },
 }
 
@@ -82,13 +87,32 @@ def _en_lemma(form: str, upos: str) -> str:
 
 
 def _de_noun_number(form: str, lemma: str) -> str | None:
-    """German nouns without morphology: the lemma form is singular; other forms plural, except
-    genitive/dative singular endings (-es, -e)."""
+    """German nouns without morphology: the lemma form is singular; other forms plural, except the
+    genitive singular (-es, -s after a consonant). The old dative singular in -e is sorted out per
+    lemma (``_de_fold_dative_plural``)."""
     if form == lemma:
         return "sg"
-    if form in (lemma + "es", lemma + "e") and not lemma.endswith("e"):
+    if form == lemma + "es" and not lemma.endswith("e"):  # genitive "volkes"
+        return None
+    if form == lemma + "s" and lemma[-1:] not in "aeiouy":  # genitive "kaisers"; "opas" stays plural
         return None
     return "pl"
+
+
+def _de_fold_dative_plural(pl: Counter[str], lemma: str = "") -> None:
+    """Count a dative plural ("hunden") as its nominative ("hunde") when that is attested too; with a
+    ``lemma``, drop lemma + "e" when another plural is attested: it is then the old dative singular
+    ("dem hause" beside "häuser"), not the plural ("hunde")."""
+    for form in sorted(pl, key=len, reverse=True):
+        if form.endswith("n") and form[:-1] in pl:
+            pl[form[:-1]] += pl.pop(form)
+    if lemma and lemma + "e" in pl and len(pl) > 1 and not lemma.endswith("e"):
+        del pl[lemma + "e"]
+    if lemma and lemma + "n" in pl and lemma + "en" in pl:  # "herrn" is the oblique singular of "herr"
+        del pl[lemma + "n"]
+
+
+_DE_ET = re.compile(r"([dt]|chn|ckn|[^aeiouäöülrh][mn])$")  # stems that take -et in the 3sg
 
 
 def _de_verb_number(form: str, lemma: str) -> str | None:
@@ -105,9 +129,73 @@ def _de_verb_number(form: str, lemma: str) -> str | None:
         if i >= 0:
             variants.add(stem[:i] + b + stem[i + len(a) :])
     for v in variants:
-        if form in (v + "t", v + "et") or (form == v and v.endswith("t")):
+        if form == v + "t" or (form == v and v.endswith("t")):
+            return "sg"
+        if form == v + "et" and _DE_ET.search(v):  # "redet", "öffnet"; "sehet" is archaic 2pl/imperative
             return "sg"
     return None
+
+
+def _fr_er_present_pl(lemma: str) -> set[str]:
+    """Present 3pl of a first-group verb: regular, e/é -> è (lèvent, considèrent), doubled consonant
+    (jettent, appellent), y -> i (emploient)."""
+    stem = lemma[:-2]
+    out = {stem + "ent", stem + stem[-1:] + "ent"}
+    for a in ("é", "e"):
+        i = stem.rfind(a)
+        if i >= 0:
+            out.add(stem[:i] + "è" + stem[i + 1 :] + "ent")
+    if stem.endswith("y"):
+        out.add(stem[:-1] + "ient")
+    return out
+
+
+_FR_E_PRESENT = ("rir", "llir")  # ouvre, offre, souffre, cueille: the other non-first-group 3sg in -e
+
+
+def _fr_first_group(lemma: str) -> bool:
+    return lemma.endswith("er") and lemma != "aller"
+
+
+def fr_present_form_ok(form: str, number: str, lemma: str) -> bool:
+    """Reject French forms that cannot be present indicative, whatever the tagger said: the small
+    spaCy model labels passé simple ("jeta", "jetèrent", "courut"), subjunctive ("croie", "vissent"),
+    future and imperfect forms Tense=Pres. First-group verbs are checked against their
+    lemma; ``va`` (aller) is the one 3sg present in -a."""
+    if _fr_first_group(lemma):
+        return form.endswith("e") if number == "sg" else form in _fr_er_present_pl(lemma)
+    if number == "sg":
+        if form.endswith(("a", "ait")) and form != "va":
+            return False
+        if form.endswith("e") and not lemma.endswith(_FR_E_PRESENT):  # subjunctive: croie, agisse
+            return False
+        return not (form.endswith("ut") and not form.endswith(("aut", "eut", "out", "clut")))
+    if form.endswith(("aient", "ront", "èrent", "irent", "inrent", "assent", "ussent", "inssent")):
+        return False
+    return not (form.endswith("urent") and not form.endswith(("ourent", "eurent")))  # courent, meurent
+
+
+def fr_present_pair_ok(sg: str, pl: str, lemma: str) -> bool:
+    """Is (sg, pl) a present-indicative 3sg/3pl pair? First group (and ouvrir, offrir, ...): pl = sg
+    + "nt"; others: sg in -t/-d/-c whose stem continues in pl, which rules out a passé simple sg next to
+    a present pl ("prit/prennent", "vint/viennent", "vit/voient", "partit/partent")."""
+    if not (fr_present_form_ok(sg, "sg", lemma) and fr_present_form_ok(pl, "pl", lemma)):
+        return False
+    if pl == sg + "nt":
+        return True
+    if lemma == "aller":
+        return (sg, pl) == ("va", "vont")
+    if lemma.endswith("er") or not pl.endswith("ent"):
+        return False
+    if sg.endswith("it"):  # finit/finissent, dit/disent, vit/vivent, rit/rient; not prit, vit/vissent
+        stem_ok = sg in (lemma[:-1] + "t", lemma[:-2] + "t", lemma[:-3] + "t")
+        return stem_ok and pl in {sg[:-1] + end for end in ("ssent", "sent", "vent", "ent")}
+    if sg.endswith("int"):  # craint/craignent; not vint/viennent
+        return pl == sg[:-2] + "gnent"
+    if not sg.endswith(("t", "d", "c")):
+        return False
+    bare = sg.replace("î", "i").replace("û", "u")  # connaît/connaissent
+    return pl.startswith(bare[:-1])  # vient/viennent, prend/prennent, vainc/vainquent
 
 
 def _noun_number(lang: str, tag: str, feats: Mapping[str, str], form: str, lemma: str) -> str | None:
@@ -131,7 +219,10 @@ def _verb_number(lang: str, tag: str, feats: Mapping[str, str], form: str, lemma
             return None
         if feats.get("VerbForm", "Fin") != "Fin":
             return None
-        return {"Sing": "sg", "Plur": "pl"}.get(feats.get("Number", ""))
+        number = {"Sing": "sg", "Plur": "pl"}.get(feats.get("Number", ""))
+        if lang == "fr" and number and not fr_present_form_ok(form, number, lemma):
+            return None
+        return number
     if lang == "de" and tag == "VVFIN":
         return _de_verb_number(form, lemma)
     return None
@@ -173,11 +264,20 @@ def extract(counts: pd.DataFrame, lang: str, pos: str) -> tuple[list[Candidate],
         slot_counts[(number, form)] += int(n)
         if pos == "noun" and feats.get("Gender") in _GENDERS:
             s.gender[feats["Gender"]] += int(n)
+    if lang == "de" and pos == "noun":
+        plurals = Counter({f: n for (num, f), n in slot_counts.items() if num == "pl"})
+        _de_fold_dative_plural(plurals)
+        slot_counts = Counter({k: n for k, n in slot_counts.items() if k[0] == "sg"})
+        slot_counts.update({("pl", f): n for f, n in plurals.items()})
     out = []
     for lem in sorted(slots):
         s = slots[lem]
+        if lang == "de" and pos == "noun":
+            _de_fold_dative_plural(s.pl, lem)
         sg, c_sg = _top(s.sg)
         pl, c_pl = _top(s.pl)
+        if lang == "fr" and pos == "verb" and not fr_present_pair_ok(sg, pl, lem):
+            sg, c_sg, pl, c_pl = _best_pair(s, lem, (sg, c_sg, pl, c_pl))
         gender = _majority(s.gender)
         out.append(
             Candidate(
@@ -192,6 +292,21 @@ def extract(counts: pd.DataFrame, lang: str, pos: str) -> tuple[list[Candidate],
             )
         )
     return out, slot_counts
+
+
+def _best_pair(s: _Slots, lemma: str, default: tuple[str, int, str, int]) -> tuple[str, int, str, int]:
+    """The most frequent valid French present pair when the top forms do not match (the tagger files
+    "prit" with "prend" under Tense=Pres)."""
+    pairs = [
+        (n_sg + n_pl, sg, n_sg, pl, n_pl)
+        for sg, n_sg in s.sg.items()
+        for pl, n_pl in s.pl.items()
+        if fr_present_pair_ok(sg, pl, lemma)
+    ]
+    if not pairs:
+        return default
+    _, sg, n_sg, pl, n_pl = min(pairs, key=lambda t: (-t[0], t[1], t[3]))
+    return sg, n_sg, pl, n_pl
 
 
 def _top(c: Counter[str]) -> tuple[str, int]:
@@ -219,31 +334,122 @@ def article_votes(lang: str, form: str, contexts: pd.DataFrame | None) -> Counte
     for sentence, idx in rows[["sentence", "token_index"]].itertuples(index=False, name=None):
         toks = str(sentence).split(" ")
         for j in range(int(idx) - 1, max(int(idx) - 4, -1), -1):  # skip up to two adjectives
-            w = toks[j].lower()
+            w = _de_determiner(toks[j].lower()) if lang == "de" else toks[j].lower()
             if w in table:
-                for g, v in table[w].items():
-                    votes[g] += v
+                entry = _de_der(toks, j) if lang == "de" and w == "der" else table[w]
+                unambiguous = len(entry) == 1  # "den"/"einen" outweigh "ein"/"mein" (Masc or Neut)
+                for g, v in entry.items():
+                    votes[g] += v * (3 if unambiguous else 1)
                 break
-            if lang == "de" and toks[j][:1].isupper():
+            if not toks[j].isalpha() or w in _STOP_DETERMINERS or (lang == "de" and toks[j][:1].isupper()):
                 break
     return votes
+
+
+_DE_EIN_LIKE = re.compile(r"^(?:mein|dein|sein|ihr|unser|eue?r|kein)(e|en|em|er|es)?$")
+_DE_DER_LIKE = re.compile(r"^(?:dies|jed|jen)(e|en|em|er|es)$")
+_DE_DER_ENDING = {"e": "die", "en": "den", "em": "dem", "er": "der", "es": "das"}
+# determiners that carry no gender of the next noun: stop there rather than read an article further back
+_STOP_DETERMINERS = frozenset({"dessen", "deren", "son", "ses", "mon", "ton", "leur"})
+
+
+_DE_CASE_PREPS = frozenset(
+    [
+        "mit",
+        "von",
+        "zu",
+        "bei",
+        "nach",
+        "aus",
+        "seit",
+        "in",
+        "an",
+        "auf",
+        "vor",
+        "hinter",
+        "über",
+        "unter",
+        "neben",
+        "zwischen",
+        "gegenüber",
+        "wegen",
+        "trotz",
+        "während",
+        "samt",
+        "außer",
+    ]
+)
+_CLAUSE_START = frozenset({",", ";", ":", ".", "!", "?", "und", "aber", "denn", "oder", "da", "so"})
+
+
+def _de_der(toks: list[str], j: int) -> dict[str, float]:
+    """ "der" is a nominative masculine at a clause start, a dative/genitive feminine after a
+    preposition or a noun ("mit der tochter", "das haus der mutter"); otherwise undecided."""
+    prev = toks[j - 1] if j > 0 else "."
+    if prev.lower() in _DE_CASE_PREPS or (prev[:1].isupper() and j > 0 and prev.lower() not in _CLAUSE_START):
+        return {"Fem": 1.0}
+    if prev.lower() in _CLAUSE_START:
+        return {"Masc": 1.0}
+    return {"Masc": 0.5, "Fem": 0.5}
+
+
+def _de_determiner(word: str) -> str:
+    """Possessives and kein- inflect like "ein" (meinem -> einem); dies-/jed-/jen- like the article."""
+    m = _DE_EIN_LIKE.match(word)
+    if m:
+        return "ein" + (m.group(1) or "")
+    m = _DE_DER_LIKE.match(word)
+    return _DE_DER_ENDING[m.group(1)] if m else word
+
+
+def de_dative_plural_only(c: Candidate, contexts: pd.DataFrame | None) -> bool:
+    """German plurals in -ern/-eln: is the form only ever seen after "den" (a dative plural, as in
+    "den zauberern" beside the nominative "zauberer", or "den töchtern" where "töchter" is not
+    attested)? Real -n plurals show up after "die" ("die schwestern", "die bauern")."""
+    if not c.pl.endswith(("ern", "eln")):  # zauberern (sg zauberer), töchtern (nominative töchter)
+        return False
+    if contexts is None or contexts.empty:
+        return True
+    before: Counter[str] = Counter()
+    rows = contexts[contexts["form"] == c.pl]
+    for sentence, idx in rows[["sentence", "token_index"]].itertuples(index=False, name=None):
+        toks = str(sentence).split(" ")
+        for j in range(int(idx) - 1, max(int(idx) - 3, -1), -1):  # skip one adjective
+            if toks[j].lower() in ("die", "den", "diese", "alle", "viele"):
+                before[toks[j].lower()] += 1
+                break
+    return sum(before.values()) - before["den"] == 0
 
 
 def resolve_gender(
     c: Candidate, lang: str, contexts: pd.DataFrame | None, article_weight: float = 3.0
 ) -> str | None:
-    """Gender from the corpus in context: the tagger's morphology votes plus (weighted) article votes.
-    Fixes the reference's isolated-word tagging ("dame" -> Masc -> "le dame")."""
-    votes: Counter[str] = Counter(dict(c.gender_votes))
-    for g, v in article_votes(lang, c.sg, contexts).items():
-        votes[g] += article_weight * v
+    """Gender from the corpus in context: the tagger's morphology votes plus article votes, each as
+    shares so that the tagger's counts over every token cannot drown the (weighted) articles of the
+    kept contexts ("le prince" over a tagger that says Fem). Fixes the reference's isolated-word
+    tagging ("dame" -> Masc -> "le dame")."""
+    votes: Counter[str] = Counter()
+    for source, weight in (
+        (dict(c.gender_votes), 1.0),
+        (article_votes(lang, c.sg, contexts), article_weight),
+    ):
+        total = sum(source.values())
+        for g, v in source.items():
+            votes[g] += weight * v / total
     return _majority(votes)
 
 
+# French object clitics before the verb: the verb has its object there ("se confient", "le concerne").
+_FR_OBJECT_CLITICS = frozenset(
+    {"se", "s'", "me", "m'", "te", "t'", "le", "la", "les", "l'", "lui", "leur", "en", "y", "nous", "vous"}
+)
+
+
 def next_pos_in_contexts(
-    forms: tuple[str, ...], contexts: pd.DataFrame | None, dominant_pos: Mapping[str, str]
+    forms: tuple[str, ...], contexts: pd.DataFrame | None, dominant_pos: Mapping[str, str], lang: str = ""
 ) -> list[str]:
-    """Dominant POS of the token after each context occurrence of ``forms`` ('' at the end)."""
+    """Dominant POS of the token after each context occurrence of ``forms`` ('' at the end); French
+    occurrences after an object clitic count as "CLITIC" (an object, not intransitive use)."""
     if contexts is None or contexts.empty:
         return []
     out = []
@@ -251,6 +457,9 @@ def next_pos_in_contexts(
     for sentence, idx in rows[["sentence", "token_index"]].itertuples(index=False, name=None):
         toks = str(sentence).split(" ")
         j = int(idx) + 1
+        if lang == "fr" and j >= 2 and toks[j - 2].lower() in _FR_OBJECT_CLITICS:
+            out.append("CLITIC")
+            continue
         if j >= len(toks):
             out.append("")
             continue

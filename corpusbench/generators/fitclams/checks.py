@@ -10,6 +10,7 @@ import functools
 from collections.abc import Mapping, Sequence, Set
 
 from corpusbench.generators.fitclams import animacy
+from corpusbench.generators.fitclams.candidates import fr_present_pair_ok
 from corpusbench.generators.fitclams.records import Candidate
 
 VERB_STOPLIST = {
@@ -53,6 +54,9 @@ VERB_STOPLIST = {
 }
 
 
+_DE_PLURAL_SUFFIXES = frozenset({"", "e", "er", "n", "en", "s", "nen"})
+
+
 def _strip_umlauts(w: str) -> str:
     return w.translate(str.maketrans("äöü", "aou"))
 
@@ -78,12 +82,12 @@ def inflection_ok(lang: str, c: Candidate) -> bool:
             if sg.endswith(("al", "ail")):
                 return pl in (sg + "s", sg[: sg.rfind("a")] + "aux")
             return pl in (sg + "s", sg + "x")
-        if c.pl.endswith("aient") or c.sg.endswith("ait"):  # imperfect / conditional ("prend/prenaient")
-            return False
-        return c.pl.endswith("ent") or c.pl in ("ont", "sont", "vont", "font")
+        return fr_present_pair_ok(c.sg, c.pl, c.lemma)
     # German: the plural continues the singular (modulo umlaut), the 3pl is the infinitive form.
     if c.pos == "noun":
         a, b = _strip_umlauts(c.sg), _strip_umlauts(c.pl)
+        if b.startswith(a) and b[len(a) :] not in _DE_PLURAL_SUFFIXES:
+            return False  # "gesandte/gesandter" is adjectival inflection, not a plural
         return b.startswith(a[: max(2, len(a) - 2)]) and len(b) >= len(a)
     return c.pl.endswith("n") and not c.sg.endswith("n")
 
@@ -120,12 +124,50 @@ def noun_semantic(lang: str, c: Candidate, vocabulary: Mapping[str, int]) -> tup
     return None, evidence
 
 
+_DE_SEPARABLE = (
+    "zurück", "heraus", "hinaus", "herein", "hinein", "herab", "hinab", "herauf", "hinauf", "hervor",
+    "empor", "entgegen", "nieder", "vorüber", "weg", "fort", "heim", "los", "dar", "mit", "nach",
+    "hin", "her", "auf", "aus", "ein", "an", "ab", "zu", "vor", "bei",
+)  # fmt: skip
+
+
+def de_separable(sg: str, vocabulary: Mapping[str, int]) -> bool:
+    """A separable-prefix verb in its verb-final form ("hingeht", "herniederkommt"): a main clause
+    needs "geht ... hin". Recognised when the form minus one or more separable prefixes is itself
+    attested ("geht", "kommt")."""
+    for p in _DE_SEPARABLE:
+        rest = sg[len(p) :]
+        if (
+            sg.startswith(p)
+            and len(rest) > 2
+            and (vocabulary.get(rest, 0) > 0 or de_separable(rest, vocabulary))
+        ):
+            return True
+    return False
+
+
 def verb_semantic(
-    lang: str, c: Candidate, next_pos: Sequence[str], rc_forms: Set[str], min_share: float
+    lang: str,
+    c: Candidate,
+    next_pos: Sequence[str],
+    rc_forms: Set[str],
+    min_share: float,
+    min_contexts: int = 1,
+    vocabulary: Mapping[str, int] | None = None,
 ) -> tuple[str | None, str]:
-    """(reason or None, evidence) for a main verb: must be usable without an object."""
+    """(reason or None, evidence) for a main verb: must be usable without an object. German
+    clause-final occurrences say nothing about objects (verb-final clauses put them before the verb),
+    so only verb-second contexts count there."""
     if c.sg in rc_forms or c.pl in rc_forms:
         return "relative_clause_verb", ""
+    if lang == "de" and de_separable(c.sg, vocabulary or {}):
+        return "separable_verb", ""
+    if animacy.lexicon_intransitive(lang, c.lemma):
+        return None, "lexicon"
+    if lang == "de" and next_pos:
+        next_pos = [p for p in next_pos if p not in ("PUNCT", "")]
+        if not next_pos:
+            return "few_contexts", "contexts:verb-final"
     if lang == "en":
         frames = animacy.verb_frames_intransitive(c.lemma)
         if frames is True:
@@ -135,6 +177,8 @@ def verb_semantic(
     share = animacy.context_intransitive_share(next_pos)
     if share is None:
         return None, "unverified"
+    if len(next_pos) < min_contexts:
+        return "few_contexts", f"contexts:{share:.2f}/{len(next_pos)}"
     if share < min_share:
         return "not_intransitive", f"contexts:{share:.2f}/{len(next_pos)}"
     return None, f"contexts:{share:.2f}/{len(next_pos)}"

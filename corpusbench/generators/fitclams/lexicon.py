@@ -19,6 +19,7 @@ from corpusbench.corpus.store import CorpusStats
 from corpusbench.errors import InputError
 from corpusbench.generators.fitclams import llm_check
 from corpusbench.generators.fitclams.candidates import (
+    de_dative_plural_only,
     dominant_pos,
     extract,
     next_pos_in_contexts,
@@ -29,6 +30,7 @@ from corpusbench.generators.fitclams.grammar import DEFAULT_PREPS, DEFAULT_RC_VE
 from corpusbench.generators.fitclams.records import Candidate, Lexicon, Noun, Verb
 from corpusbench.generators.fitclams.select import (
     Judge,
+    Selection,
     SelectionConfig,
     bin_candidates,
     bin_schedule,
@@ -44,6 +46,12 @@ FALLBACK_COMPLEMENTS = {
 }
 _COMPLEMENT_START = frozenset({"ADP"})  # a prepositional phrase keeps the verb intransitive
 _COMPLEMENT_SECOND = frozenset({"DET", "PRON"})
+# Articles only: a possessive ("zu deiner danksagung", "à ta paix") ties the phrase to its source sentence.
+_ARTICLES = {
+    "en": frozenset({"the", "a", "an"}),
+    "fr": frozenset({"le", "la", "les", "l'", "un", "une", "des", "du"}),
+    "de": frozenset({"der", "die", "das", "dem", "den", "des", "ein", "eine", "einem", "einen", "einer"}),
+}
 _COMPLEMENT_END = frozenset({"NOUN"})
 
 
@@ -120,8 +128,8 @@ def mine_complement(
     max_len: int = 4,
 ) -> str | None:
     """The most frequent 2-4 word prepositional phrase right after the verb in its corpus contexts
-    (preposition, determiner, ..., noun: "in the garden"), every word seen in every corpus; ``None`` if
-    there is none."""
+    (preposition, article, ..., noun: "in the garden"), not followed by another preposition, every
+    word seen in every corpus; ``None`` if there is none."""
     if contexts is None:
         return None
     seen: Counter[str] = Counter()
@@ -135,10 +143,13 @@ def mine_complement(
                 break
             if vocab_ok is not None and not all(t in vocab_ok for t in span):
                 break
+            after = toks[i + n] if i + n < len(toks) else ""
             if (
                 pos_of.get(span[0]) in _COMPLEMENT_START
                 and pos_of.get(span[1]) in _COMPLEMENT_SECOND
+                and span[1] in _ARTICLES[lang]
                 and pos_of.get(span[-1]) in _COMPLEMENT_END
+                and pos_of.get(after) not in _COMPLEMENT_START  # "à la manière [de ...]" is unfinished
             ):
                 if not any(vocabulary.get(t, 0) == 0 for t in span):
                     seen[" ".join(span)] += 1
@@ -159,6 +170,33 @@ def _freq_and_bins(sg: str, pl: str, per_corpus: SlotTable) -> dict[str, tuple[t
         freq.append((name, int(f)))
         bins.append((name, log_bins([f], edges)[0] if f > 0 and edges is not None else -1))
     return {"freq": tuple(freq), "bins": tuple(bins)}
+
+
+def _pick(
+    cands: Sequence[Candidate],
+    edges: np.ndarray | None,
+    schedule: list[int],
+    rng_key: str,
+    *,
+    cfg: SelectionConfig,
+    lang: str,
+    judge: Judge | None,
+    fill: bool | None = None,
+    exclude: set[str] | None = None,
+) -> Selection:
+    """``select_per_bin`` over the kept candidates, with the LLM question of their POS when judging."""
+    ask = llm_check.verb_question if cands and cands[0].pos == "verb" else llm_check.noun_question
+    return select_per_bin(
+        [c for c in cands if c.keep],
+        edges,
+        schedule,
+        cfg,
+        rng_key,
+        fill_empty=cfg.fill_empty if fill is None else fill,
+        judge=judge,
+        question=ask(lang) if judge else None,
+        exclude=exclude,
+    )
 
 
 def build_selections(
@@ -198,83 +236,61 @@ def build_selections(
     out = []
     for name, (tables, edges_all, ctx, pos_of) in staged.items():
         vocab = vocabs[name]
+        # feminine agent nouns count as animacy evidence only as nouns ("donne" is mostly a verb)
+        noun_forms = Counter(
+            {f: n for (_, f), n in per_pos["noun"][name][0].items() if pos_of.get(f) == "NOUN"}
+        )
         nouns = []
         for c in tables["noun"]:
             if c.keep:
                 if lang in ("fr", "de"):
                     c = replace(c, gender=resolve_gender(c, lang, ctx))
-                reason, ev = noun_semantic(lang, c, vocab)
+                reason, ev = noun_semantic(lang, c, noun_forms)
+                if lang == "de" and de_dative_plural_only(c, ctx):
+                    reason, ev = "dative_plural", ""
                 c = replace(c, keep=reason is None, reason=reason or "", evidence=ev)
             nouns.append(c)
         verbs = []
         for c in tables["verb"]:
             if c.keep:
-                nxt = next_pos_in_contexts((c.sg, c.pl), ctx, pos_of)
-                reason, ev = verb_semantic(lang, c, nxt, rc_forms, cfg.min_intransitive_share)
+                nxt = next_pos_in_contexts((c.sg, c.pl), ctx, pos_of, lang)
+                reason, ev = verb_semantic(
+                    lang, c, nxt, rc_forms, cfg.min_intransitive_share, cfg.min_verb_contexts, vocab
+                )
                 c = replace(c, keep=reason is None, reason=reason or "", evidence=ev)
             verbs.append(c)
         key = f"{cfg.seed}:{name}"
-        q_noun = llm_check.noun_question(lang) if judge else None
-        q_verb = llm_check.verb_question(lang) if judge else None
-        sel_n = select_per_bin(
-            [c for c in nouns if c.keep],
-            edges_all["noun"],
-            bin_schedule(cfg.n_nouns, cfg.n_bins),
-            cfg,
-            f"{key}:noun",
-            fill_empty=cfg.fill_empty,
-            judge=judge,
-            question=q_noun,
-        )
+
+        noun_edges, verb_edges = edges_all["noun"], edges_all["verb"]
+        common = {"cfg": cfg, "lang": lang, "judge": judge}
+        sel_n = _pick(nouns, noun_edges, bin_schedule(cfg.n_nouns, cfg.n_bins), f"{key}:noun", **common)
         taken = {c.lemma for c in sel_n.chosen}
-        sel_o = select_per_bin(
-            [c for c in nouns if c.keep],
-            edges_all["noun"],
-            object_schedule(cfg.n_objects, cfg.n_bins),
-            cfg,
-            f"{key}:object",
-            fill_empty=True,
-            judge=judge,
-            question=q_noun,
-            exclude=taken,
-        )
-        sel_v = select_per_bin(
-            [c for c in verbs if c.keep],
-            edges_all["verb"],
-            bin_schedule(cfg.n_verbs, cfg.n_bins),
-            cfg,
-            f"{key}:verb",
-            fill_empty=cfg.fill_empty,
-            judge=judge,
-            question=q_verb,
-        )
+        obj_bins = object_schedule(cfg.n_objects, cfg.n_bins)
+        sel_o = _pick(nouns, noun_edges, obj_bins, f"{key}:object", fill=True, exclude=taken, **common)
+        corpus_notes = list(notes)
+        if not sel_o.chosen and sel_n.chosen:  # every usable noun is a subject: attractors reuse them
+            sel_o = _pick(nouns, noun_edges, obj_bins, f"{key}:object", fill=True, **common)
+            corpus_notes.append(f"corpus {name}: too few animate nouns; attractors are also subject nouns")
+        sel_v = _pick(verbs, verb_edges, bin_schedule(cfg.n_verbs, cfg.n_bins), f"{key}:verb", **common)
         if not sel_n.chosen or not sel_v.chosen or not sel_o.chosen:
             what = "nouns" if not sel_n.chosen else "verbs" if not sel_v.chosen else "objects"
             raise InputError(
                 f"corpus {name!r}: no usable {what} for FIT-CLAMS ({lang}); "
                 f"noun funnel {_funnel(nouns)}, verb funnel {_funnel(verbs)}"
             )
-        lex_nouns = tuple(
-            Noun(
-                sg=c.sg,
-                pl=c.pl,
-                gender=c.gender,
-                lemma=c.lemma,
-                note=c.evidence,
-                **_freq_and_bins(c.sg, c.pl, per_pos["noun"]),
+        lex_nouns, lex_objects = (
+            tuple(
+                Noun(
+                    sg=c.sg,
+                    pl=c.pl,
+                    gender=c.gender,
+                    lemma=c.lemma,
+                    note=c.evidence,
+                    **_freq_and_bins(c.sg, c.pl, per_pos["noun"]),
+                )
+                for c in sel.chosen
             )
-            for c in sel_n.chosen
-        )
-        lex_objects = tuple(
-            Noun(
-                sg=c.sg,
-                pl=c.pl,
-                gender=c.gender,
-                lemma=c.lemma,
-                note=c.evidence,
-                **_freq_and_bins(c.sg, c.pl, per_pos["noun"]),
-            )
-            for c in sel_o.chosen
+            for sel in (sel_n, sel_o)
         )
         rng = random.Random(f"{key}:complement")
         lex_verbs = []
@@ -316,7 +332,7 @@ def build_selections(
                     "verb": _funnel(verbs),
                     "llm_vetoed": {"n": sel_n.judged_out + sel_o.judged_out + sel_v.judged_out},
                 },
-                notes=list(notes),
+                notes=corpus_notes,
             )
         )
     return out

@@ -22,8 +22,27 @@ def other(number: str) -> str:
     return "pl" if number == "sg" else "sg"
 
 
+class _NumberForms:
+    """Shared accessors of ``Noun`` and ``Verb`` (both carry sg, pl, freq and bins)."""
+
+    __slots__ = ()
+    sg: str
+    pl: str
+    freq: tuple[tuple[str, int], ...]
+    bins: tuple[tuple[str, int], ...]
+
+    def form(self, number: str) -> str:
+        return self.sg if number == "sg" else self.pl
+
+    def freq_in(self, corpus: str) -> int:
+        return dict(self.freq).get(corpus, 0)
+
+    def bin_in(self, corpus: str) -> int:
+        return dict(self.bins).get(corpus, -1)
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Noun:
+class Noun(_NumberForms):
     """A noun with both number forms. ``freq``/``bins`` map corpus name -> sg+pl count / bin (-1: none)."""
 
     sg: str
@@ -34,18 +53,9 @@ class Noun:
     bins: tuple[tuple[str, int], ...] = ()
     note: str = ""  # how it was chosen: "bin", "fill:<from bin>", "config", ...
 
-    def form(self, number: str) -> str:
-        return self.sg if number == "sg" else self.pl
-
-    def freq_in(self, corpus: str) -> int:
-        return dict(self.freq).get(corpus, 0)
-
-    def bin_in(self, corpus: str) -> int:
-        return dict(self.bins).get(corpus, -1)
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class Verb:
+class Verb(_NumberForms):
     """A verb's present 3sg and 3pl forms; ``complement`` is its long-VP filler (long_vp_coord)."""
 
     sg: str
@@ -55,15 +65,6 @@ class Verb:
     freq: tuple[tuple[str, int], ...] = ()
     bins: tuple[tuple[str, int], ...] = ()
     note: str = ""
-
-    def form(self, number: str) -> str:
-        return self.sg if number == "sg" else self.pl
-
-    def freq_in(self, corpus: str) -> int:
-        return dict(self.freq).get(corpus, 0)
-
-    def bin_in(self, corpus: str) -> int:
-        return dict(self.bins).get(corpus, -1)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -31,7 +31,8 @@ class SelectionConfig:
     seed: int = 0
     top_k: int = 5
     fill_empty: bool = False
-    min_intransitive_share: float = 0.2
+    min_intransitive_share: float = 0.6  # of a verb's corpus contexts with no object after it
+    min_verb_contexts: int = 3  # fewer contexts than this are too little evidence of intransitive use
     coord_order: str = "seeded"  # "seeded" | "file" (reference: lower-frequency verb always first)
 
 
@@ -64,7 +65,7 @@ def bin_schedule(n_items: int, n_bins: int) -> list[int]:
 def _rank_key(c: Candidate, edges: np.ndarray) -> tuple[int, float, str]:
     lo, hi = float(edges[c.bin]), float(edges[c.bin + 1])
     mid = (math.log(lo) + math.log(hi)) / 2
-    weak = int(c.evidence in ("unverified",) or c.evidence.startswith("feminine:"))
+    weak = int(c.evidence in ("unverified",) or c.evidence.startswith(("feminine:", "contexts:")))
     return weak, abs(math.log(c.total) - mid), c.lemma
 
 

@@ -208,19 +208,21 @@ def generate_pairs(
                         verb_first=v1,
                         crit_number=t,
                     )
-    elif paradigm in ("subj_rel", "obj_rel_across_anim"):
-        for n, o, v, r in itertools.product(lex.nouns, lex.objects, lex.verbs, lex.rc_verbs):
+    elif paradigm in ("subj_rel", "obj_rel_across_anim", "prep_anim"):
+        # subject number varied across a fixed attractor: x is the RC verb, or the preposition
+        shape = {
+            "subj_rel": lambda n, ns, o, m, x, v, t: b.subj_rel(n, ns, o, m, x, v, t),
+            "obj_rel_across_anim": lambda n, ns, o, m, x, v, t: b.obj_rel(n, ns, o, m, x, m, v, t, False),
+            "prep_anim": lambda n, ns, o, m, x, v, t: b.prep(n, ns, x, o, m, v, t),
+        }[paradigm]
+        fillers: Sequence[Verb] | Sequence[str] = lex.preps if paradigm == "prep_anim" else lex.rc_verbs
+        for n, o, v, x in itertools.product(lex.nouns, lex.objects, lex.verbs, fillers):
             for t in NUMBERS:
                 for m in NUMBERS:
-                    if paradigm == "subj_rel":
-                        good, bad = b.subj_rel(n, t, o, m, r, v, t), b.subj_rel(n, other(t), o, m, r, v, t)
-                    else:
-                        good = b.obj_rel(n, t, o, m, r, m, v, t, crit_rc=False)
-                        bad = b.obj_rel(n, other(t), o, m, r, m, v, t, crit_rc=False)
                     yield b.pair(
                         paradigm,
-                        good,
-                        bad,
+                        shape(n, t, o, m, x, v, t),
+                        shape(n, other(t), o, m, x, v, t),
                         varied="subject",
                         noun=n,
                         n_good=t,
@@ -229,18 +231,16 @@ def generate_pairs(
                         obj=o,
                         o_good=m,
                         o_bad=m,
-                        rc=r,
+                        **({"prep": x} if isinstance(x, str) else {"rc": x}),
                     )
     elif paradigm == "obj_rel_within_anim":
         for n, o, v, r in itertools.product(lex.nouns, lex.objects, lex.verbs, lex.rc_verbs):
             for t in NUMBERS:  # head number (main verb agrees with it)
                 for rs in NUMBERS:  # number of the fixed RC verb
-                    good = b.obj_rel(n, t, o, rs, r, rs, v, t, crit_rc=True)
-                    bad = b.obj_rel(n, t, o, other(rs), r, rs, v, t, crit_rc=True)
                     yield b.pair(
                         paradigm,
-                        good,
-                        bad,
+                        b.obj_rel(n, t, o, rs, r, rs, v, t, crit_rc=True),
+                        b.obj_rel(n, t, o, other(rs), r, rs, v, t, crit_rc=True),
                         varied="attractor",
                         noun=n,
                         n_good=t,
@@ -250,24 +250,6 @@ def generate_pairs(
                         o_good=rs,
                         o_bad=other(rs),
                         rc=r,
-                    )
-    elif paradigm == "prep_anim":
-        for n, o, v, p in itertools.product(lex.nouns, lex.objects, lex.verbs, lex.preps):
-            for t in NUMBERS:
-                for m in NUMBERS:
-                    yield b.pair(
-                        paradigm,
-                        b.prep(n, t, p, o, m, v, t),
-                        b.prep(n, other(t), p, o, m, v, t),
-                        varied="subject",
-                        noun=n,
-                        n_good=t,
-                        verb=v,
-                        crit_number=t,
-                        obj=o,
-                        o_good=m,
-                        o_bad=m,
-                        prep=p,
                     )
     else:
         raise ValueError(f"unknown paradigm {paradigm!r}")

@@ -20,25 +20,6 @@ def _csv(value: str | None) -> tuple[str, ...] | None:
     return tuple(v.strip() for v in value.split(",") if v.strip()) if value else None
 
 
-def _stats_for(corpus: str, stats: Path | None, out: Path, lang: str, workers: int):  # type: ignore[no-untyped-def]
-    """Load ``--stats``, or reuse ``OUT/stats`` if it was computed from the same corpus, else compute it."""
-    from corpusbench.corpus.readers import CorpusSpec, corpus_fingerprint
-    from corpusbench.corpus.stats import StatsParams, compute_stats
-    from corpusbench.corpus.store import CorpusStats
-
-    if stats is not None:
-        return CorpusStats.load(stats)
-    spec = CorpusSpec(path=corpus)
-    target = out / "stats"
-    if (target / "manifest.json").exists():
-        st = CorpusStats.load(target)
-        if st.fingerprint == corpus_fingerprint(spec).as_dict() and st.language == lang:
-            return st
-    console.print(f"computing corpus statistics → {target}")
-    compute_stats(spec, target, StatsParams(lang=lang, workers=workers))
-    return CorpusStats.load(target)
-
-
 def ltswap(
     corpus: str = typer.Argument(..., help="The corpus (anything `corpusbench stats` reads)."),
     out: Path = typer.Option(..., "--out", "-o", help="Output folder: <subtask>.parquet, funnel, manifest."),
@@ -67,7 +48,7 @@ def ltswap(
         help="Words per (bin, tag); inflection pairs per (bin, POS); agreement noun pairs per bin.",
     ),
     seed: int = typer.Option(0, "--seed", help="Seed of every sampling step."),
-    lang: str = typer.Option("en", "--lang", help="Corpus language (LT-Swap: en)."),
+    lang: str = typer.Option("en", "--lang", help="Corpus language: en (all subtasks), fr or de (WordSwap)."),
     subtasks: str | None = typer.Option(
         None, "--subtasks", help="Comma-separated: wordswap,inflswap,agrswap."
     ),
@@ -87,6 +68,11 @@ def ltswap(
         "--confirm-inflections/--no-confirm-inflections",
         help="Ask the LLM whether each inflection pair is one lemma before generating (paper: yes).",
     ),
+    llm_filter: bool = typer.Option(
+        True,
+        "--llm-filter/--no-llm-filter",
+        help="Judge each quadruplet with 4 LLM prompts (paper: yes); off keeps all checked drafts unjudged.",
+    ),
     batch_size: int = typer.Option(8, "--batch-size", help="transformers backend: prompts per batch."),
     workers: int = typer.Option(1, "--workers", "-w", help="Workers for the stats step."),
 ) -> None:
@@ -94,8 +80,6 @@ def ltswap(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from corpusbench.generators.ltswap.pipeline import LtswapParams, run_ltswap
-    from corpusbench.llm import LLMSpec, open_llm
-    from corpusbench.llm.api import DEFAULT_BASE_URL
 
     params = LtswapParams(
         lang=lang,
@@ -106,10 +90,13 @@ def ltswap(
         max_tokens=max_tokens,
         check_pos=pos_check,
         confirm_inflections=confirm,
+        llm_filter=llm_filter,
         **{k: v for k, v in (("subtasks", _csv(subtasks)), ("rules", _csv(rules))) if v},
     )
-    st = _stats_for(corpus, stats, out, lang, workers)
+    from corpusbench.generators.ltswap.session import corpus_stats, open_run_llm
+
     err = Console(stderr=True)
+    st = corpus_stats(corpus, stats, out, lang, workers, say=console.print)
     columns = (
         TextColumn("[bold]{task.description:<10}[/]"),
         BarColumn(bar_width=None),
@@ -117,24 +104,17 @@ def ltswap(
         TimeElapsedColumn(),
     )
     with contextlib.ExitStack() as stack:
-        if llm_backend == "vllm-server" and base_url is None:  # serve the model for this run only
-            from corpusbench.llm.server import DEFAULT_MODEL_DIR, ServerSpec, VLLMServer, free_port
-
-            server_spec = ServerSpec(model=model or str(DEFAULT_MODEL_DIR), port=free_port())
-            err.print(
-                f"starting a vLLM server for {server_spec.name} on {server_spec.base_url} "
-                f"(log {out / 'vllm-server.log'})"
+        llm = stack.enter_context(
+            open_run_llm(
+                backend=llm_backend,
+                model=model,
+                base_url=base_url,
+                cache=cache or out / "llm-cache.sqlite",
+                log_dir=out,
+                batch_size=batch_size,
+                say=err.print,
             )
-            stack.enter_context(VLLMServer(server_spec, out / "vllm-server.log"))
-            base_url, model = server_spec.base_url, server_spec.name
-        spec = LLMSpec(
-            backend=llm_backend,
-            model=model,
-            base_url=base_url or DEFAULT_BASE_URL,
-            cache=cache or out / "llm-cache.sqlite",
-            batch_size=batch_size,
         )
-        llm = stack.enter_context(open_llm(spec))
         bar = stack.enter_context(
             Progress(*columns, console=err, transient=True, disable=not err.is_terminal)
         )
@@ -150,7 +130,7 @@ def ltswap(
 
 
 def _print(result) -> None:  # type: ignore[no-untyped-def]
-    from corpusbench.generators.ltswap.funnel import STAGES
+    from corpusbench.generators.ltswap.funnel import STAGES, empty_reason
     from corpusbench.generators.ltswap.records import SUBTASKS
 
     table = Table(title=f"LT-Swap funnel → {result.out}")
@@ -162,9 +142,12 @@ def _print(result) -> None:  # type: ignore[no-untyped-def]
         table.add_row(sub, *(f"{t[s]:,}" for s in STAGES))
     console.print(table)
     for sub in SUBTASKS:
+        if not result.quadruplets[sub]:
+            why = empty_reason(result.funnel.totals(sub), result.funnel.reason_totals(sub))
+            console.print(f"{sub}: [bold yellow]no quadruplets[/]: {why}", soft_wrap=True)
+            continue
         reasons = ", ".join(f"{r} {n:,}" for r, n in list(result.funnel.reason_totals(sub).items())[:4])
-        empty = "[bold yellow]no quadruplets[/]; " if not result.quadruplets[sub] else ""
-        console.print(f"{sub}: {empty}drops: {reasons or 'none'}", soft_wrap=True)
+        console.print(f"{sub}: drops: {reasons or 'none'}", soft_wrap=True)
     rep = result.manifest.get("llm_report") or {}
     console.print(
         f"LLM: {rep.get('calls', 0):,} calls, {rep.get('cache_hits', 0):,} cache hits, "

@@ -40,16 +40,16 @@ def good_bad(d: Draft) -> tuple[str, str, str, str]:
     return render(d.p1, d.w1), render(d.p2, d.w2), render(d.p1, d.w2), render(d.p2, d.w1)
 
 
-def filter_requests(d: Draft, nonce: str) -> list[ChoiceRequest]:
+def filter_requests(d: Draft, nonce: str, lang: str = "en") -> list[ChoiceRequest]:
     qid = f"{d.subtask}:{d.w1}~{d.w2}:{d.rule}"
     if d.subtask == "wordswap":
         n1, n2 = nonce_form(nonce, d.tag1), nonce_form(nonce, d.tag2)
         g1, g2 = render(d.p1, n1), render(d.p2, n2)
         c1, c2 = replace_token(d.context1, d.w1, n1), replace_token(d.context2, d.w2, n2)
         specs = [(c1, n1, g1, g2), (c1, n1, g2, g1), (c2, n2, g2, g1), (c2, n2, g1, g2)]
-        prompts = [
-            prompting.render(prompting.FILTER_NONCE, nonce=n, context=c, a=a, b=b) for c, n, a, b in specs
-        ]
+        extra = {} if lang == "en" else {"language": prompting.LANGUAGE_NAMES[lang]}
+        template = prompting.FILTER_NONCE if lang == "en" else prompting.FILTER_NONCE_LANG
+        prompts = [prompting.render(template, nonce=n, context=c, a=a, b=b, **extra) for c, n, a, b in specs]
     else:
         s1, s2, b1, b2 = good_bad(d)
         specs2 = [(s1, b1), (b1, s1), (s2, b2), (b2, s2)]

@@ -61,3 +61,16 @@ class Funnel:
             if sub == subtask:
                 c[r] += n
         return dict(c.most_common())
+
+
+def empty_reason(totals: dict[str, int], reasons: dict[str, int]) -> str:
+    """Why a subtask has no quadruplet: the stage where its items ran out, and every drop reason."""
+    reached = [s for s in STAGES if totals.get(s, 0) > 0]
+    if not reached:
+        where = "no candidates (the corpus has no usable word for it)"
+    else:
+        last = reached[-1]
+        nxt = STAGES[STAGES.index(last) + 1] if last != STAGES[-1] else last
+        where = f"{totals[last]} {last}, 0 {nxt}"
+    drops = ", ".join(f"{r} {n}" for r, n in sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0])))
+    return f"{where}; drops: {drops or 'none'}"

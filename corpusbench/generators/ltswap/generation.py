@@ -62,8 +62,15 @@ class Outcome:
 
 
 # ---- requests ---------------------------------------------------------------------------------
-def word_request(form: str, tag: str, max_tokens: int) -> GenRequest:
-    prompt = prompting.render(prompting.WORD, word=form, pos_desc=prompting.POS_DESCRIPTIONS[tag])
+def word_request(form: str, tag: str, max_tokens: int, lang: str = "en") -> GenRequest:
+    desc = prompting.POS_DESCRIPTIONS[tag]
+    prompt = (
+        prompting.render(prompting.WORD, word=form, pos_desc=desc)
+        if lang == "en"
+        else prompting.render(
+            prompting.WORD_LANG, word=form, pos_desc=desc, language=prompting.LANGUAGE_NAMES[lang]
+        )
+    )
     return GenRequest(id=f"word:{form}/{tag}", prompt=prompt, params=SamplingParams(max_tokens=max_tokens))
 
 
@@ -96,7 +103,11 @@ class PosChecker:
     def __init__(self, lang: str = "en"):
         from corpusbench.corpus.taggers import make_tagger
 
-        self.tagger = make_tagger("nltk", lang)
+        self.lang = lang
+
+        from corpusbench.corpus.taggers import DEFAULT_TAGGER
+
+        self.tagger = make_tagger(DEFAULT_TAGGER[lang], lang)
 
     def check(self, items: Sequence[tuple[Parsed, str]]) -> list[bool]:
         """For each (sentence, NOUN|VERB): the target's tag in context has that coarse POS."""
@@ -104,8 +115,13 @@ class PosChecker:
         out = []
         for (p, pos), sents in zip(items, tagged, strict=True):
             target = p.target.lower()
-            tags = [tok[1] for s in sents for tok in s if tok[0].lower() == target]
-            ok = bool(tags) and (tags[0] in NOUN_TAGS_PTB if pos == "NOUN" else tags[0].startswith("VB"))
+            toks = [tok for s in sents for tok in s if tok[0].lower() == target]
+            if self.lang == "en":  # PTB tags: NN/NNS only (NNP is a proper noun), VB*
+                ok = bool(toks) and (
+                    toks[0][1] in NOUN_TAGS_PTB if pos == "NOUN" else toks[0][1].startswith("VB")
+                )
+            else:  # the tagger's coarse (universal) POS
+                ok = bool(toks) and toks[0][2] == pos
             out.append(ok)
         return out
 

@@ -34,6 +34,9 @@ from corpusbench.generators.ltswap.generation import (
     word_request,
 )
 from corpusbench.generators.ltswap.lexicon import EnglishLexicon
+from corpusbench.generators.ltswap.morph import LANGS as MORPH_LANGS
+from corpusbench.generators.ltswap.morph import build_morph_candidates
+from corpusbench.generators.ltswap.morph import describe as describe_morph
 from corpusbench.generators.ltswap.output import manifest, write_run
 from corpusbench.generators.ltswap.records import (
     AGREEMENT_RULES,
@@ -41,6 +44,7 @@ from corpusbench.generators.ltswap.records import (
     Candidate,
     InflectionPair,
     Quadruplet,
+    Verdict,
 )
 from corpusbench.llm.records import ChoiceRequest, ChoiceResult, GenRequest, GenResult
 
@@ -71,10 +75,16 @@ class LtswapParams:
     check_pos: bool = True
     confirm_inflections: bool = True  # ask the LLM whether each pair is one lemma (off: trust the lexicon)
     nonce: str = "blick"
+    llm_filter: bool = True  # off: keep every paired draft unjudged (for LLMs too weak to judge; say so)
 
     def __post_init__(self) -> None:
-        if self.lang != "en":
-            raise ConfigError(f"LT-Swap supports --lang en only for now (got {self.lang!r})")
+        if self.lang not in ("en", *MORPH_LANGS):
+            raise ConfigError(f"LT-Swap supports --lang en, fr, de (got {self.lang!r})")
+        if self.lang != "en":  # French/German: WordSwap only (no inflection lexicon / agreement checks)
+            if self.subtasks == SUBTASKS:
+                object.__setattr__(self, "subtasks", ("wordswap",))
+            elif set(self.subtasks) != {"wordswap"}:
+                raise ConfigError(f"--lang {self.lang}: only the wordswap subtask is available")
         if bad := set(self.subtasks) - set(SUBTASKS):
             raise ConfigError(f"unknown subtask(s) {sorted(bad)}; choose from {', '.join(SUBTASKS)}")
         if bad := set(self.rules) - set(AGREEMENT_RULES):
@@ -166,8 +176,13 @@ def run_ltswap(
     if stats.language != params.lang:
         raise ConfigError(f"{stats.path}: stats are for language {stats.language!r}, not {params.lang!r}")
     vocab = stats.vocabulary
-    lexicon = EnglishLexicon()
-    cands, cand_report = build_candidates(stats, lexicon, _bar(progress, "candidates"))
+    if params.lang == "en":
+        lexicon = EnglishLexicon()
+        cands, cand_report = build_candidates(stats, lexicon, _bar(progress, "candidates"))
+        lexicon_info = lexicon.describe()
+    else:
+        cands, cand_report = build_morph_candidates(stats, _bar(progress, "candidates"))
+        lexicon_info = describe_morph()
     words, infl, agr = sample_items(params, cands)
     funnel: Funnel = Funnel()
     rejects: list[dict[str, Any]] = []
@@ -192,7 +207,7 @@ def run_ltswap(
     for p in infl:
         pos_of |= {(p.form1, p.tag1): p.pos, (p.form2, p.tag2): p.pos}
     word_keys = sorted(pos_of)
-    reqs = [word_request(f, t, params.max_tokens) for f, t in word_keys]
+    reqs = [word_request(f, t, params.max_tokens, params.lang) for f, t in word_keys]
     agr_items = [(p, rule, s) for p in agr for rule in params.rules for s in range(params.agreement_samples)]
     reqs += [
         agreement_request(p, rule, s, params.agreement_temperature, params.seed, params.max_tokens + 64)
@@ -212,11 +227,11 @@ def run_ltswap(
 
     # the LLM filter: 4 prompts per draft, all must be right
     nonce = pick_nonce(params.nonce, vocab)
-    flat = [r for d in drafts for r in filter_requests(d, nonce)]
+    flat = [r for d in drafts for r in filter_requests(d, nonce, params.lang)] if params.llm_filter else []
     answers = llm.choose(flat, _bar(progress, "filter")) if flat else []
     quads: dict[str, list[Quadruplet]] = {s: [] for s in SUBTASKS}
     for n, d in enumerate(drafts):
-        verdict, margin = judge(answers[4 * n : 4 * n + 4])
+        verdict, margin = judge(answers[4 * n : 4 * n + 4]) if params.llm_filter else (Verdict.keep(), None)
         if verdict.ok:
             funnel.add(d.subtask, d.bin, "kept")
             quads[d.subtask].append(assemble(d, margin))
@@ -229,7 +244,7 @@ def run_ltswap(
         llm=llm,
         params=params.as_dict(),
         nonce=nonce,
-        lexicon=lexicon.describe(),
+        lexicon=lexicon_info,
         cand_report=cand_report,
         funnel=funnel,
         quads=quads,

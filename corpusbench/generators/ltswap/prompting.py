@@ -21,7 +21,11 @@ AGREEMENT = {
     "ANAPHORLONG": "ltswap/agreement_anaphor_long.v1",
     "DET": "ltswap/agreement_det.v1",
 }
-ALL = (WORD, SAME_LEMMA, FILTER_NONCE, FILTER_GRAMMATICAL, *AGREEMENT.values())
+# French and German (WordSwap only): the language is named in the prompt
+WORD_LANG = "ltswap/word_sentence_lang.v1"
+FILTER_NONCE_LANG = "ltswap/filter_nonce_lang.v1"
+LANGUAGE_NAMES = {"en": "English", "fr": "French", "de": "German"}
+ALL = (WORD, SAME_LEMMA, FILTER_NONCE, FILTER_GRAMMATICAL, *AGREEMENT.values(), WORD_LANG, FILTER_NONCE_LANG)
 
 POS_DESCRIPTIONS = {
     "NN": "noun",
@@ -30,6 +34,10 @@ POS_DESCRIPTIONS = {
     "VBD": "verb in the past tense",
     "VBG": "verb in the -ing form",
     "VBZ": "verb in the third person singular present tense",
+    # fr/de slots (morph.py)
+    "VINF": "verb in the infinitive",
+    "VPART": "verb in the participle form",
+    "VFIN": "conjugated verb",
 }
 
 

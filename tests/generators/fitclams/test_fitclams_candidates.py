@@ -167,3 +167,122 @@ def test_selection_is_seeded_and_deterministic(en_stats: Path) -> None:
     for n in sel.lexicon.nouns:  # every chosen subject is animate and lies in its scheduled bin
         assert animacy.noun_animacy("en", n.lemma, n.sg)[0] is True
     assert sel.funnel["noun"]["kept"] >= len(sel.lexicon.nouns)
+
+
+# -- rules found on the real French/German Bibles (data/fr, data/de) --------------------------------
+
+
+def test_french_present_pairs_reject_the_other_tenses_the_tagger_calls_present() -> None:
+    from corpusbench.generators.fitclams.candidates import fr_present_pair_ok
+
+    present = [
+        ("arrive", "arrivent", "arriver"),
+        ("considère", "considèrent", "considérer"),
+        ("jette", "jettent", "jeter"),
+        ("emploie", "emploient", "employer"),
+        ("admire", "admirent", "admirer"),
+        ("va", "vont", "aller"),
+        ("voit", "voient", "voir"),
+        ("vient", "viennent", "venir"),
+        ("prend", "prennent", "prendre"),
+        ("finit", "finissent", "finir"),
+        ("dit", "disent", "dire"),
+        ("vit", "vivent", "vivre"),
+        ("court", "courent", "courir"),
+        ("ouvre", "ouvrent", "ouvrir"),
+        ("craint", "craignent", "craindre"),
+        ("connaît", "connaissent", "connaître"),
+    ]
+    other_tenses = [
+        ("jeta", "jetèrent", "jeter"),  # passé simple
+        ("charge", "chargèrent", "charger"),
+        ("courut", "courent", "courir"),
+        ("prit", "prennent", "prendre"),  # passé simple sg filed with a present pl
+        ("vint", "viennent", "venir"),
+        ("vit", "voient", "voir"),
+        ("partit", "partent", "partir"),
+        ("vit", "vissent", "voir"),  # imperfect subjunctive
+        ("croie", "croient", "croire"),  # present subjunctive
+        ("prend", "prenaient", "prendre"),  # imperfect
+        ("sera", "seront", "être"),  # future
+    ]
+    assert [p for p in present if not fr_present_pair_ok(*p)] == []
+    assert [p for p in other_tenses if fr_present_pair_ok(*p)] == []
+
+
+def test_french_verbs_pick_the_present_pair_among_mistagged_forms() -> None:
+    import pandas as pd
+
+    rows = [
+        ("prit", "VERB", "prendre", "Mood=Ind|Number=Sing|Person=3|Tense=Pres|VerbForm=Fin", 9),
+        ("prend", "VERB", "prendre", "Mood=Ind|Number=Sing|Person=3|Tense=Pres|VerbForm=Fin", 4),
+        ("prennent", "VERB", "prendre", "Mood=Ind|Number=Plur|Person=3|Tense=Pres|VerbForm=Fin", 3),
+    ]
+    counts = pd.DataFrame(
+        [{"form": f, "tag": p, "pos": p, "lemma": lem, "morph": m, "count": n} for f, p, lem, m, n in rows]
+    )
+    (verb,) = extract(counts, "fr", "verb")[0]
+    assert (verb.sg, verb.pl, verb.count_sg) == ("prend", "prennent", 4)
+
+
+def test_german_rules_for_old_spellings_cases_and_separable_verbs() -> None:
+    from collections import Counter
+
+    from corpusbench.generators.fitclams.candidates import _de_fold_dative_plural, _de_noun_number
+    from corpusbench.generators.fitclams.checks import de_separable
+
+    assert [
+        _de_verb_number(f, lem) for f, lem in [("sehet", "sehen"), ("redet", "reden"), ("rechnet", "rechnen")]
+    ] == [
+        None,  # archaic 2pl / imperative
+        "sg",
+        "sg",
+    ]
+    assert _de_noun_number("kaisers", "kaiser") is None and _de_noun_number("hunde", "hund") == "pl"
+    hund, haus = Counter(hunde=3, hunden=2), Counter(häuser=3, häusern=2, hause=9)
+    _de_fold_dative_plural(hund, "hund")
+    _de_fold_dative_plural(haus, "haus")  # "dem hause" is a dative singular beside "häuser"
+    assert hund == Counter(hunde=5) and haus == Counter(häuser=5)
+    c = Candidate(pos="noun", lemma="gesandte", sg="gesandte", pl="gesandter", count_sg=1, count_pl=1)
+    assert not inflection_ok("de", c)  # adjectival inflection, not a plural
+    assert de_separable("herniederkommt", {"kommt": 3}) and not de_separable("antwortet", {"wortet": 0})
+
+
+def test_german_dative_plural_and_verb_final_contexts() -> None:
+    import pandas as pd
+
+    from corpusbench.generators.fitclams.candidates import de_dative_plural_only
+    from corpusbench.generators.fitclams.checks import verb_semantic
+
+    ctx = pd.DataFrame(
+        [
+            {"form": "zauberern", "sentence": "er sprach zu den zauberern .", "token_index": 4},
+            {"form": "schwestern", "sentence": "und die schwestern kamen .", "token_index": 2},
+        ]
+    )
+
+    def noun(sg: str) -> Candidate:
+        return Candidate(pos="noun", lemma=sg, sg=sg, pl=sg + "n", count_sg=1, count_pl=1, gender="Fem")
+
+    assert de_dative_plural_only(noun("zauberer"), ctx) and not de_dative_plural_only(noun("schwester"), ctx)
+    verb = Candidate(pos="verb", lemma="lieben", sg="liebt", pl="lieben", count_sg=5, count_pl=5)
+    assert verb_semantic("de", verb, ["PUNCT", "", "PUNCT"], set(), 0.6, 3)[0] == "few_contexts"
+    assert verb_semantic("de", verb, ["DET", "PRON", "DET", "PUNCT"], set(), 0.6, 3)[0] == "not_intransitive"
+    sleep = Candidate(pos="verb", lemma="schlafen", sg="schläft", pl="schlafen", count_sg=5, count_pl=5)
+    assert verb_semantic("de", sleep, [], set(), 0.6, 3) == (None, "lexicon")
+
+
+def test_gender_articles_are_not_drowned_by_tagger_counts() -> None:
+    import pandas as pd
+
+    c = Candidate(
+        pos="noun",
+        lemma="prince",
+        sg="prince",
+        pl="princes",
+        count_sg=200,
+        count_pl=9,
+        gender_votes=(("Fem", 150.0),),
+    )
+    ctx = pd.DataFrame([{"form": "prince", "sentence": "le prince parla .", "token_index": 1}] * 3)
+    assert resolve_gender(c, "fr", ctx) == "Masc"

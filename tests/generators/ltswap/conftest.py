@@ -33,3 +33,36 @@ def slice_candidates(slice_stats):
     from corpusbench.generators.ltswap.candidates import build_candidates
 
     return build_candidates(slice_stats)
+
+
+@pytest.fixture(scope="session")
+def ltswap_vllm_started(tmp_path_factory, smollm2_dir):
+    """A real vLLM CPU server with the default model on a free loopback port, started without waiting
+    (it warms up while other fixtures work); stopped after the session."""
+    from corpusbench.llm.server import ServerSpec, VLLMServer, free_port, vllm_python
+
+    spec = ServerSpec(model=str(smollm2_dir), port=free_port(), python=str(vllm_python()))
+    server = VLLMServer(spec, tmp_path_factory.mktemp("ltswap-vllm") / "server.log")
+    server.start(wait=False)
+    try:
+        yield spec, server
+    finally:
+        server.stop()
+
+
+@pytest.fixture(scope="session")
+def ltswap_vllm(ltswap_vllm_started):
+    """The started server once it answers: its ``ServerSpec`` (``base_url``, ``name``)."""
+    spec, server = ltswap_vllm_started
+    server.wait_healthy(timeout=600)
+    return spec
+
+
+@pytest.fixture(scope="session")
+def default_stats(tmp_path_factory, default_corpus, ltswap_vllm_started) -> CorpusStats:
+    """Stats of the whole embedded default corpus (about 1.9M tokens; 1-1.5 min on 2 cores): a vocabulary
+    broad enough for the default model's sentences to pass the corpus-vocabulary check. Asks for the
+    server first so that it warms up meanwhile."""
+    out = tmp_path_factory.mktemp("ltswap_default") / "stats"
+    compute_stats(CorpusSpec(path=str(default_corpus)), out, StatsParams(workers=2))
+    return CorpusStats.load(out)

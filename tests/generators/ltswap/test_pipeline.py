@@ -136,7 +136,7 @@ def test_funnel_and_manifest(first_run):
         assert res.funnel.totals(sub)["kept"] == len(res.quadruplets[sub])
     m = res.manifest
     assert m["corpus"]["fingerprint"]["sha256"] and m["code"]["corpusbench"]
-    assert m["llm"]["backend"] == "scripted" and len(m["prompts"]) == 9
+    assert m["llm"]["backend"] == "scripted" and len(m["prompts"]) == 11
     assert m["counts"] == {s: len(q) for s, q in res.quadruplets.items()}
     assert (out / "lt" / "funnel.json").exists() and (out / "lt" / "candidates.parquet").exists()
 
@@ -195,8 +195,8 @@ def test_killed_run_resumes_from_the_cache(first_run, slice_stats, tmp_path):
 
 
 def test_params_validation():
-    with pytest.raises(ConfigError, match="en only"):
-        LtswapParams(lang="fr")
+    with pytest.raises(ConfigError, match="en, fr, de"):
+        LtswapParams(lang="nl")
     with pytest.raises(ConfigError, match="subtask"):
         LtswapParams(subtasks=("wordswap", "blimp"))
     with pytest.raises(ConfigError, match="max-per-bin"):
@@ -251,4 +251,4 @@ def test_cli_bad_input(tmp_path, slice_stats):
             "scripted",
         ],
     )
-    assert r.exit_code == 2 and "en only" in r.output
+    assert r.exit_code == 2 and "stats are for language 'en', not 'de'" in r.output

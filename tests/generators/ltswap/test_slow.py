@@ -30,11 +30,9 @@ def test_smollm2_end_to_end_and_cached_rerun(tmp_path, default_corpus, smollm2_d
         "--model",
         str(smollm2_dir),
         "--max-per-bin",
-        "2",
-        "--rules",
-        "SVSHORT",
-        "--agreement-samples",
         "1",
+        "--subtasks",
+        "wordswap",  # the vLLM-server tests cover all subtasks; this one the transformers backend
         "--max-tokens",
         "48",
         "--seed",
@@ -46,11 +44,11 @@ def test_smollm2_end_to_end_and_cached_rerun(tmp_path, default_corpus, smollm2_d
     manifest = json.loads((out / "manifest.json").read_text())
     assert manifest["llm"]["model"] == "smollm2-135m-instruct"
     rep = manifest["llm_report"]
-    assert rep["calls"] > 10 and rep["failures"] == 0 and rep["cache_hits"] == 0
+    assert rep["calls"] >= 3 and rep["failures"] == 0 and rep["cache_hits"] == 0
     assert (out / "stats" / "manifest.json").exists()  # stats computed from the corpus
     ws = manifest["funnel"]
     totals = {s: sum(row[s] for row in ws if row["subtask"] == "wordswap") for s in STAGES}
-    assert totals["candidates"] >= 10 and totals["generated"] == totals["candidates"]  # every word answered
+    assert totals["candidates"] >= 3 and totals["generated"] == totals["candidates"]  # every word answered
     for row in ws:
         assert row["candidates"] >= row["confirmed"] >= row["generated"] >= row["parsed"] >= row["checked"]
     frames = {s: pd.read_parquet(out / f"{s}.parquet") for s in SUBTASKS}

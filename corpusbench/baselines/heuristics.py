@@ -1,0 +1,128 @@
+"""Linear heuristics for minimal pairs: one-line surface rules with no structure (Vázquez Martínez et al.
+2023, §3.1.2). Each rule gives a sentence a number; a pair scores 1 when the rule prefers the good
+sentence, 0 when it prefers the bad one and 0.5 on a tie (the rule does not decide).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from collections.abc import Callable, Mapping
+
+WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*|\d+", re.UNICODE)
+PLURAL_DETS = frozenset({"these", "those", "many", "several", "few", "both", "two", "three", "all"})
+SINGULAR_DETS = frozenset({"this", "that", "a", "an", "each", "every", "one", "another"})
+DETS = PLURAL_DETS | SINGULAR_DETS | {"the", "my", "his", "her", "our", "your", "their", "thy", "its"}
+
+Rule = Callable[[list[str], int], float]  # (lowercased words, index of the target word) -> score
+
+
+def words(text: str) -> list[str]:
+    return WORD.findall(text.lower())
+
+
+def word_at(text: str, char: int) -> int:
+    """Index (in ``words(text)``) of the word that ends after character ``char``."""
+    for i, m in enumerate(WORD.finditer(text.lower())):
+        if m.end() > char:
+            return i
+    return len(words(text))
+
+
+def first_difference(a: list[str], b: list[str]) -> int:
+    for i, (x, y) in enumerate(zip(a, b, strict=False)):
+        if x != y:
+            return i
+    return min(len(a), len(b))
+
+
+def _s(word: str | None) -> bool:
+    return bool(word) and word.endswith("s") and not word.endswith("ss")  # type: ignore[union-attr]
+
+
+def shorter(ws: list[str], _i: int) -> float:
+    """Prefer the sentence with fewer words."""
+    return -len(ws)
+
+
+def det_noun_s(ws: list[str], _i: int) -> float:
+    """After a plural determiner the next word ends in -s, after a singular one it does not."""
+    score = 0
+    for a, b in itertools.pairwise(ws):
+        if a in PLURAL_DETS:
+            score += 1 if _s(b) else -1
+        elif a in SINGULAR_DETS:
+            score += -1 if _s(b) else 1
+    return score
+
+
+def _agree(target: str | None, partner: str | None) -> float:
+    if not target or not partner:
+        return 0.0
+    return 1.0 if _s(target) != _s(partner) else 0.0  # -s on the noun xor -s on the verb
+
+
+def agree_first_noun(ws: list[str], i: int) -> float:
+    """The target word carries -s iff the word after the first determiner does not (and vice versa)."""
+    j = next((k for k, w in enumerate(ws) if w in DETS), None)
+    if j is None or j + 1 >= len(ws) or i >= len(ws):
+        return 0.0
+    noun = j + 1
+    if i == noun:  # the target is the noun itself: check it against the word after it
+        return _agree(ws[i], ws[i + 1] if i + 1 < len(ws) else None)
+    return _agree(ws[i], ws[noun])
+
+
+def agree_previous_word(ws: list[str], i: int) -> float:
+    """The target word carries -s iff the word just before it does not (a bigram rule)."""
+    if i >= len(ws) or i == 0:
+        return 0.0
+    return _agree(ws[i], ws[i - 1])
+
+
+def prefer_s(ws: list[str], i: int) -> float:
+    """Prefer the sentence whose target word ends in -s (a bias, not a rule)."""
+    return 1.0 if i < len(ws) and _s(ws[i]) else 0.0
+
+
+def frequency_rule(counts: Mapping[str, int]) -> Rule:
+    """Prefer the sentence whose words are more frequent in the corpus (summed log counts)."""
+
+    def more_frequent(ws: list[str], _i: int) -> float:
+        return sum(math.log1p(counts.get(w, 0)) for w in ws)
+
+    return more_frequent
+
+
+RULES: dict[str, tuple[Rule, str]] = {
+    "shorter": (shorter, "prefer the sentence with fewer words"),
+    "det-noun-s": (det_noun_s, "a plural determiner is followed by a word in -s, a singular one is not"),
+    "agree-first-noun": (agree_first_noun, "the target word ends in -s iff the first noun does not"),
+    "agree-previous-word": (
+        agree_previous_word,
+        "the target word ends in -s iff the word before it does not",
+    ),
+    "prefer-s": (prefer_s, "prefer the sentence whose target word ends in -s"),
+}
+FREQUENCY_DESCRIPTION = "prefer the sentence with the higher summed log corpus frequency of its words"
+
+
+def pair_score(
+    rule: Rule,
+    good: str,
+    bad: str,
+    good_span: tuple[int, int] | None = None,
+    bad_span: tuple[int, int] | None = None,
+) -> float:
+    """1 if the rule prefers the good sentence, 0 if the bad one, 0.5 if it cannot tell them apart.
+
+    The target word is the critical region's first word where the pair has spans, else the first word
+    where the two sentences differ.
+    """
+    g, b = words(good), words(bad)
+    i = first_difference(g, b)
+    ig = word_at(good, good_span[0]) if good_span else i
+    ib = word_at(bad, bad_span[0]) if bad_span else i
+    sg, sb = rule(g, ig), rule(b, ib)
+    return 1.0 if sg > sb else 0.0 if sg < sb else 0.5

@@ -1,0 +1,219 @@
+"""Executors: run one picklable function over a stream of shards, in-process, in spawned processes, or
+as Ray tasks on a local or remote Ray cluster.
+
+``Executor.map(fn, shards)`` yields ``fn(shard)`` for every shard exactly once, in completion order,
+with at most ``workers`` shards running (``2 * workers`` queued locally), so memory stays flat.
+Callers merge by shard id (``corpus.stats`` does it in shard order). Failures: an exception raised
+by ``fn`` stops the run and is re-raised in the driver (a ``CorpusbenchError`` as itself); on Ray, a
+worker process that dies is replaced and its shard retried (``max_retries``); a shard's result
+counts only once it has arrived.
+"""
+
+from __future__ import annotations
+
+import abc
+import logging
+import os
+import pickle
+import queue
+from collections.abc import Callable, Iterable, Iterator
+from multiprocessing import get_context
+from typing import Any, TypeVar
+
+from corpusbench.errors import BackendError, ConfigError, CorpusbenchError
+
+log = logging.getLogger(__name__)
+S = TypeVar("S")
+R = TypeVar("R")
+EXECUTORS = ("local", "ray")
+
+
+class Executor(abc.ABC):
+    """Runs ``fn`` over shards; ``workers`` is the number of shards processed at the same time."""
+
+    name: str
+    workers: int
+
+    @abc.abstractmethod
+    def map(self, fn: Callable[[S], R], shards: Iterable[S]) -> Iterator[R]:
+        """``fn(shard)`` for each shard, as results complete."""
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """Release worker processes or the Ray connection."""
+
+    def __enter__(self) -> Executor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def make_executor(name: str, workers: int | None = None, address: str | None = None) -> Executor:
+    """``local`` (``workers`` processes; 1 = in-process) or ``ray`` (``address``: None starts a local
+    Ray with ``workers`` CPUs; ``auto`` or ``HOST:PORT`` joins a running cluster)."""
+    if name == "local":
+        if address:
+            raise ConfigError("--ray-address needs --executor ray")
+        return LocalExecutor(workers or 1)
+    if name == "ray":
+        return RayExecutor(workers, address)
+    raise ConfigError(f"unknown executor {name!r}; choose one of {', '.join(EXECUTORS)}")
+
+
+# ------------------------------------------------------------------------------------------- local
+class LocalExecutor(Executor):
+    """In-process for one worker; otherwise long-lived spawned processes fed through queues."""
+
+    name = "local"
+
+    def __init__(self, workers: int = 1) -> None:
+        if workers < 1:
+            raise ConfigError(f"--workers must be at least 1 (got {workers})")
+        self.workers = workers
+
+    def map(self, fn: Callable[[S], R], shards: Iterable[S]) -> Iterator[R]:
+        if self.workers == 1:
+            yield from map(fn, shards)
+            return
+        ctx = get_context("spawn")
+        tasks, results = ctx.Queue(), ctx.Queue()
+        procs = [
+            ctx.Process(target=_worker_loop, args=(fn, tasks, results), daemon=True)
+            for _ in range(self.workers)
+        ]
+        for p in procs:
+            p.start()
+        try:
+            it = iter(shards)
+            in_flight = 0
+            exhausted = False
+            while True:
+                while not exhausted and in_flight < 2 * self.workers:
+                    shard = next(it, None)
+                    if shard is None:
+                        exhausted = True
+                        break
+                    tasks.put(shard)
+                    in_flight += 1
+                if in_flight == 0:
+                    return
+                try:
+                    status, payload = results.get(timeout=1.0)
+                except queue.Empty:
+                    if any(p.exitcode is not None for p in procs):
+                        raise RuntimeError("a stats worker process died unexpectedly") from None
+                    continue
+                if status == "error":
+                    raise payload
+                in_flight -= 1
+                yield payload
+        finally:
+            for _ in procs:
+                tasks.put(None)
+            for p in procs:
+                p.join(timeout=5)
+                if p.is_alive():
+                    p.terminate()
+
+
+def _worker_loop(fn: Callable[[Any], Any], tasks: Any, results: Any) -> None:
+    try:
+        while (shard := tasks.get()) is not None:
+            results.put(("ok", fn(shard)))
+    except BaseException as e:  # report every failure to the parent, which re-raises it
+        try:
+            pickle.dumps(e)
+        except Exception:
+            e = RuntimeError(f"{type(e).__name__}: {e}")
+        results.put(("error", e))
+
+
+# --------------------------------------------------------------------------------------------- ray
+def _apply(fn: Callable[[Any], Any], shard: Any) -> Any:
+    return fn(shard)
+
+
+class RayExecutor(Executor):
+    """Shards as Ray tasks (1 CPU each). Joins a running Ray (``address`` or RAY_ADDRESS, or one
+    already initialised in this process) or starts a local one with ``workers`` CPUs, shut down on
+    ``close``."""
+
+    name = "ray"
+
+    def __init__(self, workers: int | None = None, address: str | None = None, max_retries: int = 3) -> None:
+        import ray
+
+        if workers is not None and workers < 1:
+            raise ConfigError(f"--workers must be at least 1 (got {workers})")
+        self.owns_ray = not ray.is_initialized()
+        address = address or os.environ.get("RAY_ADDRESS") or None
+        if self.owns_ray:
+            try:
+                if address:
+                    ray.init(address=address, log_to_driver=False)
+                else:
+                    ray.init(
+                        num_cpus=workers or None,
+                        include_dashboard=False,
+                        log_to_driver=False,
+                        object_store_memory=256 * 1024**2,
+                        # normal priority, like the local executor (Ray's default is nice 15)
+                        _system_config={"worker_niceness": 0},
+                    )
+            except (ConnectionError, RuntimeError, ValueError) as e:
+                where = address or "a new local instance"
+                raise BackendError(f"cannot start or join Ray at {where}: {e}") from e
+        cpus = int(ray.cluster_resources().get("CPU", 1))
+        self.workers = workers or cpus
+        self.max_retries = max_retries
+        self._remote = ray.remote(num_cpus=1, max_retries=max_retries)(_apply)
+        log.info("ray executor: %d shards in parallel on a cluster of %d CPUs", self.workers, cpus)
+
+    def map(self, fn: Callable[[S], R], shards: Iterable[S]) -> Iterator[R]:
+        import ray
+        from ray.exceptions import RayTaskError
+
+        fn_ref = ray.put(fn)
+        pending: dict[Any, S] = {}
+        it = iter(shards)
+        exhausted = False
+        try:
+            while True:
+                while not exhausted and len(pending) < self.workers:  # Ray runs whatever it is given
+                    shard = next(it, None)
+                    if shard is None:
+                        exhausted = True
+                        break
+                    pending[self._remote.remote(fn_ref, shard)] = shard
+                if not pending:
+                    return
+                ready, _ = ray.wait(list(pending), num_returns=1)
+                for ref in ready:
+                    shard = pending.pop(ref)
+                    try:
+                        result = ray.get(ref)
+                    except RayTaskError as e:
+                        cause = e.cause
+                        if isinstance(cause, CorpusbenchError):
+                            raise cause from None
+                        raise RuntimeError(f"{_name(shard)} failed on a Ray worker: {cause!r}") from e
+                    except ray.exceptions.RayError as e:
+                        raise BackendError(
+                            f"{_name(shard)}: Ray gave up after {self.max_retries} retries "
+                            f"({type(e).__name__})"
+                        ) from e
+                    yield result
+        finally:
+            for ref in pending:
+                ray.cancel(ref, force=True)
+
+    def close(self) -> None:
+        import ray
+
+        if self.owns_ray and ray.is_initialized():
+            ray.shutdown()
+
+
+def _name(shard: Any) -> str:
+    describe = getattr(shard, "describe", None)
+    return describe() if callable(describe) else repr(shard)[:80]

@@ -1,0 +1,290 @@
+"""``corpusbench eval --dataset <CAC folder>``: score a model at every CAC site, then the CAC metrics.
+
+The folder is one written by ``corpusbench cac run`` (``manifest.json`` with ``"kind": "cac"``,
+``sites.parquet``, ``utterances.parquet``, ``human_stats.parquet``). Each child/caretaker site is
+rebuilt with its discourse context (:func:`corpusbench.generators.cac.io.site_prompt`), the model
+takes the speaker's place (:func:`corpusbench.eval.cac.choose_determiners`), and the per-site
+choice distributions go to :func:`corpusbench.generators.cac.model.model_stats` / ``model_tests``
+(expected overlap and bias vs Yang's prediction, expected TPR, tests vs the adult baseline and
+vs the humans). Outputs, written atomically like the minimal-pair path: ``results.json``,
+``scores.parquet`` (one row per site), ``model_stats.csv``, ``overlap.png``, ``tpr.png``,
+``summary.md``, ``timing.json``.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import asdict
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from corpusbench.errors import ConfigError, InputError
+from corpusbench.eval.records import DeterminerChoice, DeterminerSite
+from corpusbench.io import atomic_dir, atomic_path, atomic_write, read_json, write_json
+from corpusbench.provenance import code_version
+
+if TYPE_CHECKING:
+    from corpusbench.eval.runner import EvalReport, EvalSpec, ProgressFactory
+    from corpusbench.generators.cac.records import Alternation, GroupStats, Site
+
+ROLES = ("child", "caretaker")
+
+
+def is_cac_folder(path: str | Path) -> bool:
+    """A local folder written by ``corpusbench cac run``."""
+    m = Path(path) / "manifest.json"
+    if not m.is_file():
+        return False
+    try:
+        return read_json(m).get("kind") == "cac"
+    except (OSError, ValueError):
+        return False
+
+
+def alternation_of(manifest: dict[str, Any]) -> Alternation:
+    from corpusbench.generators.cac.records import Alternation
+
+    a = manifest.get("parameters", {}).get("alternation", {})
+    return Alternation.parse(
+        a.get("alternatives", "the,a|an"),
+        finder=a.get("finder", "noun_chunk"),
+        max_gap=a.get("max_gap", 1),
+        singular_head=a.get("singular_head", True),
+    )
+
+
+def label_probs(logprobs: dict[str, float], alternation: Alternation) -> dict[str, float]:
+    """Forms merged per label (logaddexp), then a softmax over the labels; uniform if all are -inf."""
+    by_label: dict[str, list[float]] = {lab: [] for lab in alternation.labels}
+    for form, lp in logprobs.items():
+        lab = alternation.label_of(form)
+        if lab is not None and lp != -math.inf:
+            by_label[lab].append(lp)
+    merged = {
+        k: (max(v) + math.log(sum(math.exp(x - max(v)) for x in v)) if v else -math.inf)
+        for k, v in by_label.items()
+    }
+    top = max(merged.values())
+    if top == -math.inf:
+        return {k: 1.0 / len(merged) for k in merged}
+    z = sum(math.exp(v - top) for v in merged.values())
+    return {k: math.exp(v - top) / z for k, v in merged.items()}
+
+
+def select_sites(sites: Sequence[Site], limit: int | None) -> list[Site]:
+    """Child/caretaker sites in transcript order; with ``limit``, the first ``limit`` of each dyad × role."""
+    out: list[Site] = []
+    seen: dict[tuple[str, str], int] = {}
+    for s in sorted(sites, key=lambda s: (s.file, s.position, s.token)):
+        if s.role not in ROLES:
+            continue
+        n = seen.get((s.dyad, s.role), 0)
+        if limit is None or n < limit:
+            out.append(s)
+            seen[(s.dyad, s.role)] = n + 1
+    return out
+
+
+def determiner_sites(
+    sites: Sequence[Site],
+    sessions: dict[str, list[Any]],
+    alternation: Alternation,
+    max_utterances: int | None,
+) -> list[DeterminerSite]:
+    """The scorer's view of each site: context + target up to the slot, rest of the line, all forms
+    (capitalised when the human's form was)."""
+    from corpusbench.generators.cac.io import site_prompt
+
+    forms = tuple(f for _, fs in alternation.choices for f in fs)
+    out = []
+    for s in sites:
+        left, right = site_prompt(s, sessions[s.file], max_utterances=max_utterances)
+        cands = tuple(f.capitalize() for f in forms) if s.form[:1].isupper() else forms
+        out.append(DeterminerSite(id=s.id, left=left, right=right, candidates=cands))
+    return out
+
+
+def _site_frame(sites: Sequence[Site], dets: Sequence[DeterminerChoice], choices: Sequence[Any]):
+    import pandas as pd
+
+    rows = []
+    for s, d, c in zip(sites, dets, choices, strict=True):
+        row = {
+            "site_id": s.id,
+            "file": s.file,
+            "dyad": s.dyad,
+            "role": s.role,
+            "speaker": s.speaker,
+            "key": s.key,
+            "human_choice": s.choice,
+            "human_form": s.form,
+            "tpr_case": s.tpr_case,
+            "prev_choice": s.prev_choice,
+            "antecedent_in_context": c.antecedent_in_context,
+            "n_context_tokens": d.n_context_tokens,
+            "context_lines": d.context_lines,
+            "truncated": d.truncated,
+        }
+        row.update({f"logprob_{f.lower()}": v for f, v in d.logprobs.items()})
+        row.update({f"p_{k}": v for k, v in c.probs})
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _stats_dict(stats: Sequence[GroupStats], verdicts: dict[str, Any]) -> dict[str, Any]:
+    import numpy as np
+
+    roles: dict[str, Any] = {}
+    for role in ROLES:
+        rows = [s for s in stats if s.role == role]
+        if not rows:
+            continue
+        v = verdicts[role]
+        roles[role] = {
+            "accuracy": float(np.nanmean([s.accuracy for s in rows])),
+            "n_sites": sum(s.n_tokens for s in rows),
+            "n_dyads": len(rows),
+            "mean_bias": v.mean_bias,
+            "mean_overlap": float(np.nanmean([s.overlap for s in rows])),
+            "mean_predicted_overlap": float(np.nanmean([s.predicted_overlap for s in rows])),
+            "mean_tpr": float(np.nanmean([s.tpr for s in rows])) if any(s.n_tpr for s in rows) else None,
+            "degenerate": v.degenerate,
+            "dxn_pass": v.dxn_pass,
+            "tpr_pass": v.tpr_pass,
+            "tests": [t.as_row() for t in v.tests],
+            "dyads": [s.as_row() for s in rows],
+        }
+    return roles
+
+
+def summary_markdown(results: dict[str, Any]) -> str:
+    prov = results["provenance"]
+    lines = [
+        f"# CAC evaluation of `{prov['model']['model_id']}` on `{prov['dataset']['dataset']}`",
+        "",
+        f"- sites scored: {results['n_sites']} ({results['n_truncated']} with the context cut to the "
+        f"window of {results['window']} tokens); MLE agreement with the humans: {results['accuracy']:.4f}",
+        f"- alternation: {results['alternation']}; scorer `{prov['scorer']['scorer']}`",
+        "",
+        "| role | dyads | sites | agreement | bias | overlap | Yang predicted | TPR | D×N pass | TPR pass |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---|---|",
+    ]
+
+    def f(x: Any) -> str:
+        return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.3f}"
+
+    for role, m in results["configs"].items():
+        lines.append(
+            f"| {role} | {m['n_dyads']} | {m['n_sites']} | {f(m['accuracy'])} | {f(m['mean_bias'])} | "
+            f"{f(m['mean_overlap'])} | {f(m['mean_predicted_overlap'])} | {f(m['mean_tpr'])} | "
+            f"{m['dxn_pass']} | {m['tpr_pass']} |"
+        )
+    lines += ["", "Tests (pass = p > alpha):", ""]
+    for role, m in results["configs"].items():
+        for t in m["tests"]:
+            lines.append(
+                f"- {role} `{t['name']}`: n={t['n']}, p={f(t['p_value'])}, pass={t['passed']} {t['note']}"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def run_cac_eval(spec: EvalSpec, progress: ProgressFactory | None = None) -> EvalReport:
+    """Score ``spec.model`` on the CAC folder ``spec.dataset`` and write ``spec.out`` atomically."""
+    from corpusbench.eval.cac import choose_determiners
+    from corpusbench.eval.runner import EvalReport, open_scorer
+    from corpusbench.generators.cac.io import load_sites, read_stats
+    from corpusbench.generators.cac.model import model_stats, model_tests
+    from corpusbench.generators.cac.plots import plot_overlap, plot_tpr
+    from corpusbench.generators.cac.records import ADULT_TPR_BASELINE, SiteChoice
+
+    t0 = time.perf_counter()
+    folder = Path(spec.dataset)
+    manifest = read_json(folder / "manifest.json")
+    alternation = alternation_of(manifest)
+    all_sites, sessions = load_sites(folder)
+    sites = select_sites(all_sites, spec.limit)
+    if not sites:
+        raise InputError(f"{folder}: no child or caretaker sites to score")
+    dsites = determiner_sites(sites, sessions, alternation, spec.context_utterances)
+    human = read_stats(folder / "human_stats.parquet")
+    scorer, model_prov = open_scorer(spec)
+    from corpusbench.eval.causal import CausalScorer
+    from corpusbench.eval.masked import MaskedPllScorer
+    from corpusbench.eval.seq2seq import Seq2SeqScorer
+
+    if not isinstance(scorer, CausalScorer | MaskedPllScorer | Seq2SeqScorer):
+        raise ConfigError(f"{spec.model}: CAC needs a causal, masked or seq2seq HF model")
+    window = int(model_prov.get("max_positions") or 512)
+    t1 = time.perf_counter()
+    advance = progress("scoring CAC sites", len(dsites)) if progress else None
+    dets = choose_determiners(scorer, dsites, window=window, progress=advance)
+    t_score = time.perf_counter() - t1
+    choices = [
+        SiteChoice.from_probs(
+            s.id,
+            label_probs(d.logprobs, alternation),
+            antecedent_in_context=None if s.prev_distance is None else d.in_window(s.prev_distance),
+        )
+        for s, d in zip(sites, dets, strict=True)
+    ]
+    params = manifest.get("parameters", {})
+    baseline, alpha = params.get("baseline", ADULT_TPR_BASELINE), params.get("alpha", 0.05)
+    name = model_prov.get("model_id", spec.model)
+    stats = model_stats(sites, choices, source=name, alternation=alternation)
+    roles = [r for r in ROLES if any(s.role == r for s in stats)]
+    verdicts = {r: model_tests(stats, human, role=r, baseline=baseline, alpha=alpha) for r in roles}
+    per_role = _stats_dict(stats, verdicts)
+    spec_d = {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(spec).items() if k != "out"}
+    n = len(sites)
+    results = {
+        "kind": "cac",
+        "accuracy": sum(c.argmax(alternation.labels) == s.choice for s, c in zip(sites, choices, strict=True))
+        / n,
+        "accuracy_macro_configs": float(sum(m["accuracy"] for m in per_role.values()) / len(per_role)),
+        "n_sites": n,
+        "n_truncated": sum(d.truncated for d in dets),
+        "window": window,
+        "alternation": alternation.describe(),
+        "configs": per_role,
+        "provenance": {
+            "model": model_prov,
+            "dataset": {
+                "dataset": str(folder),
+                "kind": "cac",
+                "dataset_fingerprint": manifest.get("fingerprint"),
+                "corpus_fingerprint": manifest.get("corpus_fingerprint"),
+            },
+            "scorer": scorer.conventions(),
+            "spec": spec_d,
+            "code": code_version(),
+        },
+    }
+    timing = {
+        "seconds_total": time.perf_counter() - t0,
+        "seconds_scoring": t_score,
+        "sites_scored": n,
+        "sites_per_s": n / t_score if t_score > 0 else None,
+    }
+    with atomic_dir(spec.out) as tmp:
+        write_json(tmp / "results.json", results)
+        write_json(tmp / "timing.json", timing)
+        with atomic_path(tmp / "scores.parquet") as p:
+            _site_frame(sites, dets, choices).to_parquet(p, index=False)
+        with atomic_path(tmp / "model_stats.csv") as p:
+            import pandas as pd
+
+            pd.DataFrame([s.as_row() for s in stats]).to_csv(p, index=False, float_format="%.6f")
+        both = [*human, *stats]
+        plot_overlap(both, tmp / "overlap.png", title=f"CAC D×N overlap: humans and {name}")
+        plot_tpr(both, tmp / "tpr.png", baseline=baseline, title=f"CAC TPR: humans and {name}")
+        with atomic_write(tmp / "summary.md") as fh:
+            fh.write(summary_markdown(results))
+    return EvalReport(
+        out=spec.out,
+        accuracy=results["accuracy"],
+        n_pairs=n,
+        per_config={r: m["accuracy"] for r, m in per_role.items()},
+        seconds=time.perf_counter() - t0,
+    )

@@ -1,0 +1,77 @@
+"""Inputs of a run shared by the CLI and the release adapter: corpus stats and an open, cached LLM.
+
+``corpus_stats`` loads a given stats folder or reuses/computes one under the output folder;
+``open_run_llm`` opens the LLM behind the persistent answer cache and, for ``vllm-server`` without
+a URL, serves the model on a free loopback port for the duration of the ``with`` block.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from corpusbench.corpus.store import CorpusStats
+from corpusbench.llm.cache import CachedLLM
+
+
+def corpus_stats(
+    corpus: str | Path,
+    stats: str | Path | None,
+    out: Path,
+    lang: str,
+    workers: int = 1,
+    say: Callable[[str], None] = lambda _m: None,
+) -> CorpusStats:
+    """``stats`` if given; else ``OUT/stats`` when computed from this corpus, else computed there now."""
+    from corpusbench.corpus.readers import CorpusSpec, corpus_fingerprint
+    from corpusbench.corpus.stats import StatsParams, compute_stats
+
+    if stats is not None:
+        return CorpusStats.load(stats)
+    spec = CorpusSpec(path=str(corpus))
+    target = out / "stats"
+    if (target / "manifest.json").exists():
+        st = CorpusStats.load(target)
+        if st.fingerprint == corpus_fingerprint(spec).as_dict() and st.language == lang:
+            return st
+    say(f"computing corpus statistics → {target}")
+    compute_stats(spec, target, StatsParams(lang=lang, workers=workers))
+    return CorpusStats.load(target)
+
+
+@contextlib.contextmanager
+def open_run_llm(
+    *,
+    backend: str,
+    model: str | None,
+    base_url: str | None,
+    cache: Path,
+    log_dir: Path,
+    batch_size: int = 8,
+    say: Callable[[str], None] = lambda _m: None,
+) -> Iterator[CachedLLM]:
+    """The run's LLM; a ``vllm-server`` backend without ``base_url`` gets its own server (stopped after)."""
+    from corpusbench.llm import LLMSpec, open_llm
+    from corpusbench.llm.api import DEFAULT_BASE_URL
+
+    with contextlib.ExitStack() as stack:
+        if backend == "vllm-server" and base_url is None:
+            from corpusbench.llm.server import DEFAULT_MODEL_DIR, ServerSpec, VLLMServer, free_port
+
+            server = ServerSpec(model=model or str(DEFAULT_MODEL_DIR), port=free_port())
+            log_dir.mkdir(parents=True, exist_ok=True)
+            say(
+                f"starting a vLLM server for {server.name} on {server.base_url} "
+                f"(log {log_dir}/vllm-server.log)"
+            )
+            stack.enter_context(VLLMServer(server, log_dir / "vllm-server.log"))
+            base_url, model = server.base_url, server.name
+        spec = LLMSpec(
+            backend=backend,
+            model=model,
+            base_url=base_url or DEFAULT_BASE_URL,
+            cache=cache,
+            batch_size=batch_size,
+        )
+        yield stack.enter_context(open_llm(spec))
