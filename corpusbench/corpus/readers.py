@@ -18,7 +18,7 @@ import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from corpusbench.corpus.records import CorpusFingerprint, Document
 from corpusbench.errors import ConfigError, InputError
@@ -267,7 +267,8 @@ def _dataset_documents(ds: object, source: str, spec: CorpusSpec) -> Iterator[Do
             yield Document(id=f"{source}:{i}", text=text.strip(), source=source)
 
 
-def _hf_disk_documents(spec: CorpusSpec) -> Iterator[Document]:
+def load_saved_dataset(spec: CorpusSpec) -> Any:
+    """The ``datasets.Dataset`` saved at ``spec.path`` (``spec.split`` of a saved DatasetDict)."""
     import datasets
 
     try:
@@ -278,7 +279,11 @@ def _hf_disk_documents(spec: CorpusSpec) -> Iterator[Document]:
         if spec.split not in ds:
             raise InputError(f"{spec.path}: no split {spec.split!r} (splits: {', '.join(ds)})")
         ds = ds[spec.split]
-    yield from _dataset_documents(ds, Path(spec.path).name, spec)
+    return ds
+
+
+def _hf_disk_documents(spec: CorpusSpec) -> Iterator[Document]:
+    yield from _dataset_documents(load_saved_dataset(spec), Path(spec.path).name, spec)
 
 
 def _hub_documents(spec: CorpusSpec) -> Iterator[Document]:

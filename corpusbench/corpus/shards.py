@@ -14,7 +14,6 @@ import json
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 from corpusbench.corpus.readers import (
     CorpusSpec,
@@ -22,6 +21,7 @@ from corpusbench.corpus.readers import (
     file_format,
     file_kind,
     iter_files,
+    load_saved_dataset,
     read_corpus,
     resolve_reader,
 )
@@ -62,23 +62,9 @@ def splittable(spec: CorpusSpec) -> bool:
     return spec.limit is None and resolve_reader(spec) != "hub"
 
 
-def _load_dataset(spec: CorpusSpec) -> Any:  # a datasets.Dataset
-    import datasets
-
-    try:
-        ds = datasets.load_from_disk(spec.path)
-    except Exception as e:
-        raise InputError(f"{spec.path}: not a readable saved HF dataset ({e})") from None
-    if isinstance(ds, datasets.DatasetDict):
-        if spec.split not in ds:
-            raise InputError(f"{spec.path}: no split {spec.split!r} (splits: {', '.join(ds)})")
-        ds = ds[spec.split]
-    return ds
-
-
 def _dataset_pieces(spec: CorpusSpec, shard_bytes: int) -> Iterator[tuple[Piece, int]]:
     """Row ranges of about ``shard_bytes`` (estimated from the dataset's size on disk)."""
-    ds = _load_dataset(spec)
+    ds = load_saved_dataset(spec)
     n = len(ds)
     size = max(1, sum(f.stat().st_size for f in Path(spec.path).rglob("*.arrow")))
     rows = max(1, int(n * shard_bytes / size))
@@ -158,7 +144,7 @@ def shard_texts(spec: CorpusSpec, shard: Shard) -> Iterator[str]:
 
 def _row_texts(spec: CorpusSpec, piece: Piece) -> Iterator[str]:
     """Texts of rows ``[start, end)``; same rules as the hf-disk reader."""
-    ds = _load_dataset(spec)
+    ds = load_saved_dataset(spec)
     if spec.text_field not in ds.column_names:
         cols = ", ".join(ds.column_names)
         raise InputError(f"{spec.path}: no column {spec.text_field!r} (use --text-field; columns: {cols})")
