@@ -211,6 +211,8 @@ def _resolve_corpus(spec: ReleaseSpec, key: str) -> ResolvedCorpus:
     """Absolute path and fingerprint of a corpus: sha256 over (relative path, file sha256) of its files."""
     c = spec.corpora[key]
     path = spec.resolve_path(c.path)
+    if not path.exists():
+        raise InputError(f"corpora.{key}.path: {c.path!r} does not exist (paths are relative to the spec)")
     files = (
         [path]
         if path.is_file()

@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pyarrow as pa
 import pytest
-from conftest import PAIRS, write_spec
+from conftest import CORPUS, PAIRS, write_spec
 
 from corpusbench.errors import ConfigError, InputError
 from corpusbench.provenance import file_sha256
@@ -234,10 +234,17 @@ def test_duplicate_config_names_are_refused(tmp_path: Path) -> None:
 
 
 def test_missing_stats_folder_is_named_at_build_time(tmp_path: Path) -> None:
-    from conftest import CORPUS
-
     corpora = {"genesis": {"path": str(CORPUS), "language": "en", "stats": str(tmp_path / "no-stats")}}
     spec = ReleaseSpec.load(write_spec(tmp_path, corpora=corpora))  # loading a spec needs no built inputs
     with pytest.raises(InputError, match=r"corpora\.genesis\.stats: .* is not a corpusbench stats folder"):
+        build_release(spec, tmp_path / "build")
+    assert not (tmp_path / "build").exists() or not any((tmp_path / "build").rglob("provenance.json"))
+
+
+def test_missing_corpus_is_named_at_build_time(tmp_path: Path) -> None:
+    """A corpus made by an earlier step (e.g. `make frames-demo`) may be absent when the spec is loaded."""
+    corpora = {"genesis": {"path": "not/built/yet", "language": "en"}}
+    spec = ReleaseSpec.load(write_spec(tmp_path, corpora=corpora))
+    with pytest.raises(InputError, match=r"corpora\.genesis\.path: 'not/built/yet' does not exist"):
         build_release(spec, tmp_path / "build")
     assert not (tmp_path / "build").exists() or not any((tmp_path / "build").rglob("provenance.json"))
