@@ -12,16 +12,15 @@ per second of the word scorer on corpus lines. Writes ``benchmarks/results/bench
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import shutil
-import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 from typing import Any
+
+from benchmarks.measure import run_child
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
@@ -64,34 +63,9 @@ def child(corpus: str, out: str, order: int) -> None:
 
 
 def run_measured(corpus: Path, out: Path, order: int) -> dict[str, Any]:
-    import psutil
-
     shutil.rmtree(out, ignore_errors=True)
     cmd = [sys.executable, "-m", "benchmarks.bench_baselines", "--child", str(corpus), str(out), str(order)]
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, text=True)
-    peak = 0
-    stop = threading.Event()
-
-    def sample() -> None:
-        nonlocal peak
-        with contextlib.suppress(psutil.Error):
-            p = psutil.Process(proc.pid)
-            while not stop.is_set():
-                peak = max(peak, p.memory_info().rss)
-                time.sleep(0.05)
-
-    th = threading.Thread(target=sample, daemon=True)
-    th.start()
-    stdout, _ = proc.communicate()
-    stop.set()
-    th.join()
-    if proc.returncode != 0:
-        raise RuntimeError(f"training on {corpus} failed (exit {proc.returncode})")
-    res = json.loads(stdout.strip().splitlines()[-1])
-    res["wall_s"] = time.perf_counter() - t0
-    res["peak_rss_mib"] = peak / 2**20
-    return res
+    return run_child(cmd, ROOT, f"training on {corpus}")
 
 
 def scoring_rate(model: Path, n: int) -> dict[str, Any]:

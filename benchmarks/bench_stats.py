@@ -16,18 +16,16 @@ spaCy. Agreement: per-form token counts of the two real outputs, and per-line ta
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
-import resource
 import shutil
-import subprocess
 import sys
-import threading
 import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
+
+from benchmarks.measure import run_child
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
@@ -96,43 +94,10 @@ def _child(kind: str, workers: int, corpus: str, out: str) -> dict[str, Any]:
 def run_measured(kind: str, workers: int, corpus: Path, out: Path) -> dict[str, Any]:
     """Run one configuration in a subprocess: wall time of the work (from the child), peak RSS of the
     process tree (sampled here every 50 ms) and CPU seconds of the tree (start-up included)."""
-    import psutil
-
     shutil.rmtree(out, ignore_errors=True)
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     cmd = [sys.executable, "-m", "benchmarks.bench_stats", "--child", kind, "--workers", str(workers),
            "--corpus", str(corpus), "--child-out", str(out)]
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, text=True)
-    peak = 0
-    stop = threading.Event()
-
-    def sample() -> None:
-        nonlocal peak
-        try:
-            p = psutil.Process(proc.pid)
-            while not stop.is_set():
-                rss = 0
-                for q in [p, *p.children(recursive=True)]:
-                    with contextlib.suppress(psutil.Error):
-                        rss += q.memory_info().rss
-                peak = max(peak, rss)
-                time.sleep(0.05)
-        except psutil.Error:
-            return
-
-    th = threading.Thread(target=sample, daemon=True)
-    th.start()
-    stdout, _ = proc.communicate()
-    stop.set()
-    th.join()
-    if proc.returncode != 0:
-        raise RuntimeError(f"benchmark run {kind} x{workers} failed (exit {proc.returncode})")
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    res = json.loads(stdout.strip().splitlines()[-1])
-    res["peak_rss_mib"] = peak / 2**20
-    # CPU seconds of the whole process tree (less sensitive than wall time to a busy shared machine)
-    res["cpu_s"] = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
-    return res
+    return run_child(cmd, ROOT, f"benchmark run {kind} x{workers}")
 
 
 # ---------------------------------------------------------------- agreement

@@ -1,0 +1,53 @@
+"""Run one benchmark configuration in a fresh subprocess and measure it from outside."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import resource
+import subprocess
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+
+def run_child(cmd: list[str], cwd: Path, what: str) -> dict[str, Any]:
+    """The JSON object the child prints on its last stdout line, plus ``peak_rss_mib`` of the process tree
+    (sampled every 50 ms), ``cpu_s`` of the tree (start-up included) and ``wall_s``."""
+    import psutil
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, text=True)
+    peak = 0
+    stop = threading.Event()
+
+    def sample() -> None:
+        nonlocal peak
+        try:
+            p = psutil.Process(proc.pid)
+            while not stop.is_set():
+                rss = 0
+                for q in [p, *p.children(recursive=True)]:
+                    with contextlib.suppress(psutil.Error):
+                        rss += q.memory_info().rss
+                peak = max(peak, rss)
+                time.sleep(0.05)
+        except psutil.Error:
+            return
+
+    th = threading.Thread(target=sample, daemon=True)
+    th.start()
+    stdout, _ = proc.communicate()
+    stop.set()
+    th.join()
+    if proc.returncode != 0:
+        raise RuntimeError(f"{what} failed (exit {proc.returncode})")
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    res = json.loads(stdout.strip().splitlines()[-1])
+    res["wall_s"] = time.perf_counter() - t0
+    res["peak_rss_mib"] = peak / 2**20
+    # CPU seconds of the whole process tree (less sensitive than wall time to a busy shared machine)
+    res["cpu_s"] = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    return res
