@@ -13,7 +13,7 @@ import logging
 import resource
 import time
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,7 +22,7 @@ import numpy as np
 
 from corpusbench.baselines.kn import SPECIALS, KneserNey
 from corpusbench.corpus.readers import CorpusSpec, Fingerprinter, read_corpus, resolve_reader
-from corpusbench.corpus.taggers import check_tagger, make_tagger
+from corpusbench.corpus.taggers import check_tagger, make_tagger, tag_in_chunks
 from corpusbench.errors import ConfigError, InputError
 from corpusbench.io import atomic_dir, atomic_write, read_json, write_json
 from corpusbench.provenance import code_version
@@ -133,27 +133,20 @@ def train_ngrams(
     tagger = make_tagger(tagger_name, params.lang, params.spacy_model, params.fast)
     fp = Fingerprinter()
     enc = {k: _Encoder() for k in outs}
-    buf: list[str] = []
-    size = done = 0
 
-    def flush() -> None:
-        for sents in tagger.tag_texts(buf):
-            for sent in sents:
-                for kind, e in enc.items():
-                    e.add([token_of(kind, t) for t in sent])
+    def texts() -> Iterator[str]:
+        size = 0
+        for doc in read_corpus(spec):
+            fp.update(doc)
+            size += len(doc.text)
+            if progress and size // CHUNK_CHARS != (size - len(doc.text)) // CHUNK_CHARS:
+                progress(fp.n_documents, size)
+            yield doc.text
 
-    for doc in read_corpus(spec):
-        fp.update(doc)
-        buf.append(doc.text)
-        size += len(doc.text)
-        if size >= CHUNK_CHARS:
-            flush()
-            done += size
-            buf, size = [], 0
-            if progress:
-                progress(fp.n_documents, done)
-    if buf:
-        flush()
+    for sents in tag_in_chunks(tagger, texts(), CHUNK_CHARS):
+        for sent in sents:
+            for kind, e in enc.items():
+                e.add([token_of(kind, t) for t in sent])
     corpus_fp = fp.result().as_dict()
     if stats_manifest is not None:
         want = stats_manifest.get("corpus", {}).get("fingerprint", {}).get("sha256")

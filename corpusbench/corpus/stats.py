@@ -27,7 +27,7 @@ from corpusbench.corpus.counting import PartialStats
 from corpusbench.corpus.executors import Executor, make_executor
 from corpusbench.corpus.readers import CorpusSpec, Fingerprinter, read_corpus, resolve_reader
 from corpusbench.corpus.shards import Shard, plan_shards, shard_texts, splittable
-from corpusbench.corpus.taggers import Tagger, check_tagger, make_tagger
+from corpusbench.corpus.taggers import Tagger, check_tagger, make_tagger, tag_in_chunks
 from corpusbench.errors import ConfigError, InputError
 from corpusbench.io import atomic_dir, write_json
 from corpusbench.provenance import code_version
@@ -102,24 +102,11 @@ class ShardCounter:
         p = self.params
         tg = _tagger(self.tagger, p.lang, p.spacy_model, p.fast)
         part = PartialStats(max_contexts=p.max_contexts)
-        buf: list[str] = []
-        size = 0
-        for text in shard_texts(self.spec, shard):
-            buf.append(text)
-            size += len(text)
-            if size >= p.chunk_chars:
-                _count_into(part, tg, buf)
-                buf, size = [], 0
-        if buf:
-            _count_into(part, tg, buf)
+        for sents in tag_in_chunks(tg, shard_texts(self.spec, shard), p.chunk_chars):
+            part.documents += 1
+            for sent in sents:
+                part.add_sentence(sent)
         return ShardResult(id=shard.id, nbytes=shard.nbytes, part=part, tagger=tg.describe())
-
-
-def _count_into(part: PartialStats, tagger: Tagger, texts: list[str]) -> None:
-    for sents in tagger.tag_texts(texts):
-        part.documents += 1
-        for sent in sents:
-            part.add_sentence(sent)
 
 
 class _Planned:

@@ -14,7 +14,7 @@ tuples. Taggers are created lazily inside worker processes (``make_tagger`` is p
 from __future__ import annotations
 
 import importlib.metadata as md
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Protocol
 
 from corpusbench.errors import ConfigError
@@ -111,6 +111,20 @@ class Tagger(Protocol):
     def describe(self) -> dict[str, str]:
         """Name, model and library versions, for the manifest."""
         ...
+
+
+def tag_in_chunks(tagger: Tagger, texts: Iterable[str], chunk_chars: int) -> Iterator[list[Sentence]]:
+    """Each text's tagged sentences, in order; texts go to the tagger in batches of ~``chunk_chars``."""
+    buf: list[str] = []
+    size = 0
+    for text in texts:
+        buf.append(text)
+        size += len(text)
+        if size >= chunk_chars:
+            yield from tagger.tag_texts(buf)
+            buf, size = [], 0
+    if buf:
+        yield from tagger.tag_texts(buf)
 
 
 def _version(dist: str) -> str:
