@@ -2,13 +2,15 @@
 
 ``python -m benchmarks.bench_scoring [--pairs 1000] [--sites 24] [--pll-pairs 150] [--skip-{causal,cac,pll}]``
 
-1. Causal (SmolLM2-135M, fp32): sentences/s of ``CausalScorer`` (length-sorted token-budget
-   batches, head only at scored positions; per sentence, and per pair with the common prefix run
-   once, which is what ``corpusbench eval`` does for whole-sentence pairs) vs a minicons-style
-   scorer at batch 64 and batch 1
+1. Causal (SmolLM2-135M, fp32): sentences/s of ``CausalScorer`` as ``corpusbench eval`` runs it
+   (prefix-tree rows: every shared token prefix run once, head once per node), and with prefix
+   sharing off (length-sorted token-budget batches, head only at scored positions) vs a
+   minicons-style scorer at batch 64 and batch 1
    (pad to the longest in the user batch, full-vocabulary log-softmax per sentence in a Python
    loop; BOS prepended) and a naive per-sentence loop (HF ``labels`` loss per sentence), on the
-   same agreement pairs. Scores must agree (max |diff| is reported).
+   same pairs: seeded synthetic agreement pairs, or ``--items PATH`` (any minimal-pair file or
+   folder ``corpusbench eval`` reads, e.g. a built release; ``--pairs`` of them sampled with a
+   fixed seed). Scores must agree (max |diff| is reported).
 2. CAC AR on the real Eve transcript (consecutive sites, whole left context): ``choose_causal``
    (one KV cache carried across the dialogue's sites, only new tokens run; candidates batched on
    top) vs the per-site shared context (context run once per site) and the reference method
@@ -143,22 +145,41 @@ def interleaved(
     return out
 
 
+def item_pairs(
+    items: str | None, n: int, configs: list[str] | None = None
+) -> tuple[list[tuple[str, str]], str]:
+    """``n`` (good, bad) pairs: synthetic agreement pairs, or a seeded sample of a minimal-pair dataset."""
+    if items is None:
+        return agreement_pairs(n), "synthetic agreement pairs (benchmarks.bench_scoring.agreement_pairs)"
+    from corpusbench.eval.data import load_pairs
+
+    data = load_pairs(items, configs=configs)
+    every = [(p.good, p.bad) for p in data.pairs]
+    picked = random.Random(0).sample(every, min(n, len(every)))
+    return picked, f"{len(picked)} of {len(every)} pairs of {items} (configs {', '.join(data.configs)})"
+
+
 def bench_causal(
-    lm: Any, n_pairs: int, slow_subset: int | None = None, batch_tokens: int = 2048
+    lm: Any,
+    n_pairs: int,
+    slow_subset: int | None = None,
+    batch_tokens: int = 2048,
+    items: str | None = None,
+    configs: list[str] | None = None,
 ) -> dict[str, Any]:
     """``slow_subset``: time the batch-1 baselines on the first N pairs of each round only (iid items,
     so sentences/s stays comparable; recorded in the output)."""
     from corpusbench.eval.causal import CausalScorer
 
-    pairs = agreement_pairs(n_pairs)
+    pairs, source = item_pairs(items, n_pairs, configs)
+    n_pairs = len(pairs)
     scorer = CausalScorer(lm.model, lm.tokenizer, bos="prepend", batch_tokens=batch_tokens)
+    plain = CausalScorer(lm.model, lm.tokenizer, batch_tokens=batch_tokens, share_prefixes=False)
     flat = lambda ps: [s for p in ps for s in p]  # noqa: E731
     scorer.sequence_logprob(flat(pairs[:4]))  # warm-up
     methods = {
         "corpusbench_causal": lambda ps: scorer.sequence_logprob(flat(ps)),
-        "corpusbench_causal_shared_prefix": lambda ps: [
-            s[0] for pg_pb in scorer.score_pairs([g for g, _ in ps], [b for _, b in ps]) for s in pg_pb
-        ],
+        "corpusbench_causal_no_prefix_sharing": lambda ps: plain.sequence_logprob(flat(ps)),
         "minicons_style_batch64": lambda ps: minicons_style(lm.model, lm.tokenizer, flat(ps), 64),
         "minicons_style_batch1": lambda ps: minicons_style(lm.model, lm.tokenizer, flat(ps), 1),
         "naive_per_sentence_loop": lambda ps: naive_loop(lm.model, lm.tokenizer, flat(ps)),
@@ -166,6 +187,9 @@ def bench_causal(
     runs = interleaved(methods, pairs, {"minicons_style_batch1", "naive_per_sentence_loop"}, slow_subset)
     ours = dict(zip(flat(pairs), runs["corpusbench_causal"][0], strict=True))
     res: dict[str, Any] = {
+        "items": source,
+        "prefix_sharing": scorer.conventions()["prefix_sharing"],
+        "row_tokens": scorer.row_tokens,
         "n_pairs": n_pairs,
         "n_sentences": 2 * n_pairs,
         "rounds": ROUNDS,
@@ -184,11 +208,12 @@ def bench_causal(
             "max_abs_diff_vs_corpusbench": max(abs(a - ours[t]) for a, t in zip(scores, texts, strict=True)),
             "accuracy": sum(scores[2 * i] > scores[2 * i + 1] for i in range(n // 2)) / (n // 2),
         }
-    best = max(rate["corpusbench_causal"], rate["corpusbench_causal_shared_prefix"])
     for name in runs:
         if not name.startswith("corpusbench"):
             res[f"speedup_vs_{name}"] = rate["corpusbench_causal"] / rate[name]
-            res[f"speedup_shared_prefix_vs_{name}"] = best / rate[name]
+            res[f"speedup_no_prefix_sharing_vs_{name}"] = (
+                rate["corpusbench_causal_no_prefix_sharing"] / rate[name]
+            )
     return res
 
 
@@ -351,6 +376,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--batch-tokens", type=int, default=2048)
     ap.add_argument("--slow-subset", type=int, default=None, help="pairs for the batch-1 baselines")
+    ap.add_argument("--items", default=None, help="minimal-pair file/folder for the causal part")
+    ap.add_argument("--configs", nargs="+", default=None, help="configs of --items to sample from")
+    ap.add_argument("--out", type=Path, default=OUT)
     ap.add_argument("--skip-causal", action="store_true")
     ap.add_argument("--skip-cac", action="store_true")
     ap.add_argument("--skip-pll", action="store_true")
@@ -370,7 +398,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "torch": torch.__version__,
     }
     if not args.skip_causal:
-        result["causal"] = bench_causal(lm, args.pairs, args.slow_subset, args.batch_tokens)
+        result["causal"] = bench_causal(
+            lm, args.pairs, args.slow_subset, args.batch_tokens, args.items, args.configs
+        )
         print({k: v for k, v in result["causal"].items() if k.startswith("speedup")}, flush=True)
     if not args.skip_cac:
         result["cac_ar"] = bench_cac(lm, args.sites)
@@ -378,8 +408,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     if not args.skip_pll:
         result["masked_pll"] = bench_pll(args.pll_pairs)
         print({"pll_speedup": result["masked_pll"]["speedup"]}, flush=True)
-    write_json(OUT, result)
-    print(f"wrote {OUT}")
+    write_json(args.out, result)
+    print(f"wrote {args.out}")
     return result
 
 

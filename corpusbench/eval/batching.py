@@ -46,6 +46,14 @@ def pad_right(seqs: Sequence[Sequence[int]], pad_id: int) -> tuple[torch.Tensor,
     return ids, mask
 
 
+def split_flat(flat: Any, owners: Sequence[int], sizes: Sequence[int], out: list[Any]) -> None:
+    """Cut ``flat`` into consecutive pieces of ``sizes`` and store piece k at ``out[owners[k]]``."""
+    at = 0
+    for owner, size in zip(owners, sizes, strict=True):
+        out[owner] = flat[at : at + size]
+        at += size
+
+
 def gather_logprobs(logits: torch.Tensor, targets: torch.Tensor, chunk: int = 1024) -> torch.Tensor:
     """``logit[target] - logsumexp(logits)`` in fp32, row by row (``logits``: [N, V], ``targets``: [N]).
 

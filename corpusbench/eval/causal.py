@@ -8,10 +8,16 @@ Conventions (recorded in every result through :meth:`CausalScorer.conventions`):
   never added, so the scored ids do not depend on tokenizer post-processors.
 - EOS is not scored. Log-probs are natural logs, ``logit - logsumexp`` in fp32.
 - A character span scores exactly the tokens whose offsets overlap it (FIT-CLAMS verb-only ΔP).
+- Prefix sharing (default): the texts of one call are packed into prefix trees run with a tree
+  attention mask (:mod:`corpusbench.eval.prefix_tree`), so a prefix shared by several texts (both
+  members of a minimal pair, a template's opening) is computed once. The numbers are those of
+  separate forwards (checked on a probe at construction; models where the check fails, or whose
+  attention cannot take a 4D mask, are scored plainly).
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -20,9 +26,19 @@ import numpy as np
 import torch
 
 from corpusbench.errors import ConfigError
-from corpusbench.eval.batching import Progress, SummedScores, budget_batches, gather_logprobs, pad_right
+from corpusbench.eval.batching import (
+    Progress,
+    SummedScores,
+    budget_batches,
+    gather_logprobs,
+    pad_right,
+    split_flat,
+)
 from corpusbench.eval.models import HeadSplit, causal_head
+from corpusbench.eval.prefix_tree import pack_rows, tree_inputs
 from corpusbench.eval.records import Span, TokenScore
+
+log = logging.getLogger(__name__)
 
 Bos = Literal["prepend", "none"]
 
@@ -60,7 +76,16 @@ class CausalScorer(SummedScores):
 
     name = "causal.v1"
 
-    def __init__(self, model: Any, tokenizer: Any, *, bos: Bos = "prepend", batch_tokens: int = 2048) -> None:
+    def __init__(
+        self,
+        model: Any,
+        tokenizer: Any,
+        *,
+        bos: Bos = "prepend",
+        batch_tokens: int = 2048,
+        share_prefixes: bool = True,
+        row_tokens: int = 128,
+    ) -> None:
         if bos not in ("prepend", "none"):
             raise ConfigError(f"unknown BOS convention {bos!r}: use prepend or none")
         self.model, self.tokenizer, self.bos, self.batch_tokens = model, tokenizer, bos, batch_tokens
@@ -77,6 +102,9 @@ class CausalScorer(SummedScores):
         pad = tokenizer.pad_token_id
         self.pad_id = pad if pad is not None else (tokenizer.eos_token_id or 0)
         self.split = HeadSplit(model, causal_head(model))
+        self.row_tokens = row_tokens
+        self.window = getattr(model.config, "sliding_window", None) or None
+        self.tree_mask: str | None = self._tree_mask_kind() if share_prefixes else None
 
     def conventions(self) -> dict[str, Any]:
         prefix = self.tokenizer.convert_ids_to_tokens(self.prefix_id) if self.prefix_id is not None else None
@@ -91,6 +119,8 @@ class CausalScorer(SummedScores):
             "logprob": "logit - logsumexp (fp32)",
             "head_split": self.split.ok,
             "batch_tokens": self.batch_tokens,
+            "prefix_sharing": "tree" if self.tree_mask else "off",
+            "row_tokens": self.row_tokens if self.tree_mask else None,
         }
 
     # -- public verbs ---------------------------------------------------------------------------
@@ -132,47 +162,6 @@ class CausalScorer(SummedScores):
     def continuation_logprob(self, prefixes: Sequence[str], conts: Sequence[str]) -> list[float]:
         texts = [p + c for p, c in zip(prefixes, conts, strict=True)]
         return self.span_logprob(texts, [(len(p), len(t)) for p, t in zip(prefixes, texts, strict=True)])
-
-    def score_pairs(
-        self, goods: Sequence[str], bads: Sequence[str], progress: Progress | None = None
-    ) -> list[tuple[tuple[float, int], tuple[float, int]]]:
-        """Whole-sentence scores of pairs, the common token prefix run once (KV cache) for both members.
-
-        Same numbers as :meth:`score` (the prefix tokens' log-probs are shared, not skipped), fewer
-        tokens through the model: minimal pairs usually differ late (agreement) or in one word.
-        """
-        ids = [
-            (
-                self._unit(encode_plain(self.tokenizer, g), None)[0],
-                self._unit(encode_plain(self.tokenizer, b), None)[0],
-            )
-            for g, b in zip(goods, bads, strict=True)
-        ]
-        out: list[tuple[tuple[float, int], tuple[float, int]]] = [((0.0, 0), (0.0, 0))] * len(ids)
-        ctx, sufs, shared = [], [], []
-        for i, (g, b) in enumerate(ids):
-            n = common_prefix([g, b])
-            if n == 0:  # nothing shared (bos=none and the first tokens differ): score both plainly
-                sg, sb = self.score([goods[i], bads[i]])
-                out[i] = (sg, sb)
-                continue
-            shared.append(i)
-            ctx.append(g[:n])
-            sufs.append([g[n:], b[n:]])
-        cost = [len(c) + sum(map(len, s)) for c, s in zip(ctx, sufs, strict=True)]
-        for batch in budget_batches(cost, self.batch_tokens):
-            csum, cn, ssum = self.shared_prefix(
-                [ctx[k] for k in batch], [sufs[k] for k in batch], score_context=True
-            )
-            for j, k in enumerate(batch):
-                i = shared[k]
-                out[i] = (
-                    (csum[j] + ssum[j][0], cn[j] + len(sufs[k][0])),
-                    (csum[j] + ssum[j][1], cn[j] + len(sufs[k][1])),
-                )
-            if progress:
-                progress(2 * len(batch))
-        return out
 
     @torch.no_grad()
     def shared_prefix(
@@ -249,6 +238,10 @@ class CausalScorer(SummedScores):
     ) -> list[np.ndarray]:
         out: list[np.ndarray] = [np.zeros(0, dtype=np.float32)] * len(seqs)
         todo = [i for i, t in enumerate(targets) if t]
+        if self.tree_mask:
+            fits = [i for i in todo if self.window is None or max(targets[i]) <= self.window]
+            self._run_tree(seqs, targets, fits, out, progress)
+            todo = sorted(set(todo) - set(fits))
         # the last position is never needed as an input for prediction beyond the last target
         lengths = [max(targets[i]) for i in todo]
         for batch in budget_batches(lengths, self.batch_tokens):
@@ -259,15 +252,99 @@ class CausalScorer(SummedScores):
             cols = torch.tensor([t - 1 for i in idx for t in targets[i]], device=self.device)
             tgt = torch.tensor([seqs[i][t] for i in idx for t in targets[i]], device=self.device)
             lp = self._logprobs(ids, mask, rows, cols, tgt).cpu().numpy()
-            pos = 0
-            for i in idx:
-                out[i] = lp[pos : pos + len(targets[i])]
-                pos += len(targets[i])
+            split_flat(lp, idx, [len(targets[i]) for i in idx], out)
             if progress:
                 progress(len(idx))
-        if progress and len(todo) < len(seqs):
-            progress(len(seqs) - len(todo))
+        skipped = sum(1 for t in targets if not t)
+        if progress and skipped:
+            progress(skipped)
         return out
+
+    def _run_tree(
+        self,
+        seqs: list[list[int]],
+        targets: list[list[int]],
+        todo: list[int],
+        out: list[np.ndarray],
+        progress: Progress | None,
+    ) -> None:
+        """Score ``todo`` through prefix-tree rows: each shared prefix once, the head once per node."""
+        if not todo:
+            return
+        rows = pack_rows([seqs[i][: max(targets[i])] for i in todo], self.row_tokens)
+        float_mask = None if self.tree_mask == "bool" else self.model.dtype
+        for batch in budget_batches([len(r) for r in rows], self.batch_tokens):
+            brows = [rows[b] for b in batch]
+            ids, pos, mask = tree_inputs(brows, self.pad_id, float_mask)
+            width = ids.shape[1]
+            owners: list[int] = []
+            nodes: list[int] = []  # row * width + node that predicts each target
+            tgt: list[int] = []
+            for r, row in enumerate(brows):
+                for k, path in row.paths.items():
+                    i = todo[k]
+                    owners.append(i)
+                    nodes += [r * width + path[t - 1] for t in targets[i]]
+                    tgt += [seqs[i][t] for t in targets[i]]
+            lp = self._tree_logprobs(ids, pos, mask, np.asarray(nodes), np.asarray(tgt))
+            split_flat(lp, owners, [len(targets[i]) for i in owners], out)
+            if progress:
+                progress(len(owners))
+
+    def _tree_logprobs(
+        self, ids: torch.Tensor, pos: torch.Tensor, mask: torch.Tensor, nodes: np.ndarray, tgt: np.ndarray
+    ) -> np.ndarray:
+        """Log-probs of ``tgt`` after flat node ``nodes``; the head runs once per distinct node."""
+        dev = self.device
+        uniq, node_of = np.unique(nodes, return_inverse=True)
+        vocab = int(tgt.max()) + 1
+        edges, edge_of = np.unique(node_of.astype(np.int64) * vocab + tgt, return_inverse=True)
+        e_node, e_tok = edges // vocab, edges % vocab
+        width = ids.shape[1]
+        where = (torch.as_tensor(uniq // width, device=dev), torch.as_tensor(uniq % width, device=dev))
+        kwargs = {"input_ids": ids.to(dev), "attention_mask": mask.to(dev), "position_ids": pos.to(dev)}
+        if self.split.ok:
+            states = self.split.base(**kwargs, use_cache=False).last_hidden_state[where]
+            head = self.split.head
+        else:
+            states, head = self.model(**kwargs, use_cache=False).logits[where], (lambda h: h)
+        lp = np.empty(len(edges), dtype=np.float32)
+        for s in range(0, len(uniq), 1024):
+            logits = head(states[s : s + 1024]).float()
+            lse = torch.logsumexp(logits, dim=-1)
+            a, b = np.searchsorted(e_node, [s, s + 1024])
+            rows = torch.as_tensor(e_node[a:b] - s, device=dev)
+            cols = torch.as_tensor(e_tok[a:b], device=dev)
+            lp[a:b] = (logits[rows, cols] - lse[rows]).cpu().numpy()
+        return lp[edge_of]
+
+    @property
+    def model_name(self) -> str:
+        return type(self.model).__name__
+
+    def _tree_mask_kind(self) -> str | None:
+        """ "bool" (SDPA) or "float" (eager) when tree-packed scoring matches plain scoring on a probe."""
+        impl = getattr(self.model.config, "_attn_implementation", None)
+        kind = {"sdpa": "bool", "eager": "float"}.get(impl or "")
+        if kind is None:
+            return None
+        vocab = self.model.config.vocab_size
+        probe = [[3, 5, 6, 7, 8], [3, 5, 9, 10], [3, 11], [3, 5, 6, 12, 13, 14]]
+        probe = [[t % vocab for t in s] for s in probe]
+        targets = [list(range(1, len(s))) for s in probe]
+        self.tree_mask = None
+        plain = self._run(probe, targets, None)
+        self.tree_mask = kind
+        try:
+            tree = self._run(probe, targets, None)
+        except Exception as err:  # any failure means: score plainly
+            log.info("%s: tree-packed scoring failed on a probe (%s); scoring plainly", self.model_name, err)
+            return None
+        tol = 1e-3 if self.model.dtype == torch.float32 else 1e-1
+        if max(float(np.abs(a - b).max()) for a, b in zip(plain, tree, strict=True)) > tol:
+            log.info("%s: tree-packed scores differ from plain ones; scoring plainly", self.model_name)
+            return None
+        return kind
 
     def _logprobs(
         self, ids: torch.Tensor, mask: torch.Tensor, rows: torch.Tensor, cols: torch.Tensor, tgt: torch.Tensor

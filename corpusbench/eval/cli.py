@@ -76,6 +76,9 @@ def eval_cmd(
     trust_remote_code: bool = typer.Option(
         False, help="Allow model code from the Hub (only for models you trust)."
     ),
+    share_prefixes: bool = typer.Option(
+        True, help="Causal: run token prefixes shared by several sentences once (same scores, faster)."
+    ),
 ) -> None:
     """Score a model on minimal pairs: results.json, scores.parquet, plots and summary.md in --out."""
     if ctx.invoked_subcommand is not None:
@@ -104,6 +107,7 @@ def eval_cmd(
         limit=limit,
         context_utterances=context_utterances,
         trust_remote_code=trust_remote_code,
+        share_prefixes=share_prefixes,
     )
     with _progress() as factory:
         report = run_eval(spec, progress=factory)

@@ -48,6 +48,7 @@ class EvalSpec:
     limit: int | None = None  # pairs per config; CAC folders: sites per dyad (the first ones)
     context_utterances: int | None = None  # CAC: at most this many earlier utterances (default: all)
     trust_remote_code: bool = False
+    share_prefixes: bool = True  # causal: shared token prefixes run once (prefix-tree rows)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -60,13 +61,24 @@ class EvalReport:
 
 
 def make_scorer(
-    lm: LoadedModel, *, batch_tokens: int = 2048, bos: str = "prepend", pll: str = "within_word_l2r"
+    lm: LoadedModel,
+    *,
+    batch_tokens: int = 2048,
+    bos: str = "prepend",
+    pll: str = "within_word_l2r",
+    share_prefixes: bool = True,
 ) -> Any:
     """The scorer for the loaded model's architecture."""
     if lm.arch == "causal":
         from corpusbench.eval.causal import CausalScorer
 
-        return CausalScorer(lm.model, lm.tokenizer, bos=bos, batch_tokens=batch_tokens)  # type: ignore[arg-type]
+        return CausalScorer(
+            lm.model,
+            lm.tokenizer,
+            bos=bos,  # type: ignore[arg-type]
+            batch_tokens=batch_tokens,
+            share_prefixes=share_prefixes,
+        )
     if lm.arch == "mlm":
         from corpusbench.eval.masked import MaskedPllScorer
 
@@ -89,7 +101,10 @@ def open_scorer(spec: EvalSpec) -> tuple[Any, dict[str, Any]]:
         dtype=spec.dtype,
         trust_remote_code=spec.trust_remote_code,
     )
-    return make_scorer(lm, batch_tokens=spec.batch_tokens, bos=spec.bos, pll=spec.pll), lm.provenance()
+    scorer = make_scorer(
+        lm, batch_tokens=spec.batch_tokens, bos=spec.bos, pll=spec.pll, share_prefixes=spec.share_prefixes
+    )
+    return scorer, lm.provenance()
 
 
 def scored_unit(text: str, span: Span | None, prefix: str | None, scoring: str) -> tuple[str, Span | None]:
@@ -111,8 +126,9 @@ def score_pairs(
 ) -> list[PairScore]:
     """Score both members of every pair; identical units are scored once.
 
-    Whole-sentence pairs on a scorer with ``score_pairs`` (causal) share their common token prefix
-    (same numbers, fewer tokens); everything else goes through ``score`` as (text, region) units.
+    Units go to the scorer in chunks of ``CHUNK``, sorted by text: a causal scorer shares the token
+    prefixes within a chunk (both members of a pair, a template's opening), and sorting puts the
+    sentences that share them in the same chunk.
     """
     if scoring not in ("auto", "full"):
         raise ConfigError(f"unknown scoring {scoring!r}: use auto or full")
@@ -124,23 +140,10 @@ def score_pairs(
         for p in pairs
     ]
     done: dict[tuple[str, Span | None], tuple[float, int]] = {}
-    whole: list[tuple[str, str]] = []
-    if hasattr(scorer, "score_pairs"):
-        whole = list(dict.fromkeys((g[0], b[0]) for g, b in members if g[1] is None and b[1] is None))
-    in_whole = {(t, None) for pair in whole for t in pair}
-    rest = list(dict.fromkeys(u for m in members for u in m if u not in in_whole))
-    advance = progress("scoring sentences", 2 * len(whole) + len(rest)) if progress else None
-    if whole:
-        for s in range(0, len(whole), CHUNK // 2):
-            chunk = whole[s : s + CHUNK // 2]
-            for (g, b), (sg, sb) in zip(
-                chunk, scorer.score_pairs([g for g, _ in chunk], [b for _, b in chunk]), strict=True
-            ):
-                done[(g, None)], done[(b, None)] = sg, sb
-            if advance:
-                advance(2 * len(chunk))
-    for s in range(0, len(rest), CHUNK):
-        chunk = rest[s : s + CHUNK]
+    units = sorted(dict.fromkeys(u for m in members for u in m), key=lambda u: (u[0], u[1] or (-1, -1)))
+    advance = progress("scoring sentences", len(units)) if progress else None
+    for s in range(0, len(units), CHUNK):
+        chunk = units[s : s + CHUNK]
         done.update(zip(chunk, scorer.score([t for t, _ in chunk], [sp for _, sp in chunk]), strict=True))
         if advance:
             advance(len(chunk))

@@ -18,7 +18,14 @@ import numpy as np
 import torch
 
 from corpusbench.errors import ConfigError
-from corpusbench.eval.batching import Progress, SummedScores, budget_batches, gather_logprobs, pad_right
+from corpusbench.eval.batching import (
+    Progress,
+    SummedScores,
+    budget_batches,
+    gather_logprobs,
+    pad_right,
+    split_flat,
+)
 from corpusbench.eval.records import Span
 
 WORD = re.compile(r"\S+")
@@ -129,10 +136,7 @@ class Seq2SeqScorer(SummedScores):
             ).logits
             sel = lmask.bool().to(self.device)
             lp = gather_logprobs(logits[sel], labels.to(self.device)[sel]).cpu().numpy()
-            pos = 0
-            for i in rows:
-                out[i] = lp[pos : pos + len(dec_ids[i])]
-                pos += len(dec_ids[i])
+            split_flat(lp, rows, [len(dec_ids[i]) for i in rows], out)
             if progress:
                 progress(len(rows))
         return out

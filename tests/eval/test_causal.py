@@ -78,9 +78,12 @@ def test_span_scores_only_overlapping_tokens(scorer):
     assert sum(t.logprob for t in toks) == pytest.approx(scorer.sequence_logprob([text])[0], abs=1e-4)
 
 
-def test_shared_prefix_pairs_on_smollm2(scorer):
-    shared = scorer.score_pairs(["The cat sits on the mat.", CAT[0]], ["The cat sit on the mat.", CAT[1]])
-    assert shared[1][0][0] == pytest.approx(PINNED[0], abs=2e-3)
-    assert shared[1][1][0] == pytest.approx(PINNED[1], abs=2e-3)
-    plain = scorer.sequence_logprob(["The cat sits on the mat.", "The cat sit on the mat."])
-    assert [shared[0][0][0], shared[0][1][0]] == pytest.approx(plain, abs=1e-4)
+def test_prefix_tree_on_smollm2_matches_plain_forwards(scorer, smol):
+    assert scorer.conventions()["prefix_sharing"] == "tree"
+    texts = ["The cat sits on the mat.", CAT[0], "The cat sit on the mat.", CAT[1]]
+    got = scorer.sequence_logprob(texts)
+    assert got[1] == pytest.approx(PINNED[0], abs=2e-3)
+    assert got[3] == pytest.approx(PINNED[1], abs=2e-3)
+    plain = CausalScorer(smol.model, smol.tokenizer, share_prefixes=False).sequence_logprob(texts)
+    assert got == pytest.approx(plain, abs=1e-4)
+    assert got[0] == pytest.approx(fp64_reference(smol, texts[0], smol.tokenizer.bos_token_id), abs=1e-4)

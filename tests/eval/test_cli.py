@@ -105,6 +105,20 @@ def test_eval_end_to_end(tiny_dir, pairs_file, tmp_path, kind):
     assert full_scores.loc[1, "logprob_good"] == pytest.approx(scores.loc[1, "logprob_good"], abs=1e-5)
 
 
+def test_prefix_sharing_switch_keeps_scores_and_is_recorded(tiny_dir, pairs_file, tmp_path):
+    runs = {}
+    for flag in ("--share-prefixes", "--no-share-prefixes"):
+        out = tmp_path / flag
+        res = run("--dataset", pairs_file, "--model", tiny_dir["gpt2"], "--out", out, flag)
+        assert res.exit_code == 0, res.output
+        scorer = json.loads((out / "results.json").read_text())["provenance"]["scorer"]
+        runs[scorer["prefix_sharing"]] = pd.read_parquet(out / "scores.parquet")
+    assert runs.keys() == {"tree", "off"}
+    for col in ("logprob_good", "logprob_bad"):
+        assert list(runs["tree"][col]) == pytest.approx(list(runs["off"][col]), abs=1e-4)
+    assert list(runs["tree"]["n_tokens_good"]) == list(runs["off"]["n_tokens_good"])
+
+
 def test_report_compares_runs(tiny_dir, pairs_file, tmp_path):
     for kind in ("gpt2", "bert"):
         assert (

@@ -53,15 +53,28 @@ PAIRS = [
 ]
 
 
+@pytest.mark.parametrize("attn", ["sdpa", "eager"])
 @pytest.mark.parametrize("bos", ["prepend", "none"])
-@pytest.mark.parametrize("budget", [24, 4096])
-def test_shared_prefix_pairs_equal_plain_scores(tiny, bos, budget):
+@pytest.mark.parametrize(("budget", "row"), [(24, 6), (4096, 128)])
+def test_prefix_tree_scores_equal_plain_scores(tiny, bos, budget, row, attn):
     lm = tiny["gpt2"]
-    sc = CausalScorer(lm.model, lm.tokenizer, bos=bos, batch_tokens=budget)
-    shared = sc.score_pairs([g for g, _ in PAIRS], [b for _, b in PAIRS])
-    plain = sc.score([s for p in PAIRS for s in p])
-    for (sg, sb), pg, pb in zip(shared, plain[0::2], plain[1::2], strict=True):
-        assert sg[1] == pg[1] and sb[1] == pb[1]
-        assert sg[0] == pytest.approx(pg[0], abs=1e-4) and sb[0] == pytest.approx(pb[0], abs=1e-4)
-    via_runner = score_pairs(sc, [MinimalPair(id=str(i), good=g, bad=b) for i, (g, b) in enumerate(PAIRS)])
-    assert [s.logprob_good for s in via_runner] == pytest.approx([p[0] for p in plain[0::2]], abs=1e-4)
+    before = lm.model.config._attn_implementation
+    lm.model.set_attn_implementation(attn)
+    try:
+        sc = CausalScorer(lm.model, lm.tokenizer, bos=bos, batch_tokens=budget, row_tokens=row)
+        plain_sc = CausalScorer(lm.model, lm.tokenizer, bos=bos, batch_tokens=budget, share_prefixes=False)
+        assert sc.conventions()["prefix_sharing"] == "tree"
+        assert plain_sc.conventions()["prefix_sharing"] == "off"
+        texts = [s for p in PAIRS for s in p]
+        spans = [None, (9, 18), (0, 4), None, None, (4, 7), (2, 6), None]  # whole, region, first word
+        tree, plain = sc.score(texts, spans), plain_sc.score(texts, spans)
+        assert [n for _, n in tree] == [n for _, n in plain]
+        assert [v for v, _ in tree] == pytest.approx([v for v, _ in plain], abs=1e-4)
+        via_runner = score_pairs(
+            sc, [MinimalPair(id=str(i), good=g, bad=b) for i, (g, b) in enumerate(PAIRS)]
+        )
+        whole = plain_sc.score(texts)
+        assert [s.logprob_good for s in via_runner] == pytest.approx([v for v, _ in whole[0::2]], abs=1e-4)
+        assert [s.logprob_bad for s in via_runner] == pytest.approx([v for v, _ in whole[1::2]], abs=1e-4)
+    finally:
+        lm.model.set_attn_implementation(before)
