@@ -7,11 +7,11 @@ import os
 import sys
 
 import typer
-from rich.console import Console
 
+from corpusbench.console import make_console
 from corpusbench.errors import CorpusbenchError
 
-console = Console(stderr=True)
+console = make_console(stderr=True)
 
 
 class _Group(typer.core.TyperGroup):

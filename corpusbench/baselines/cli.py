@@ -6,10 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
-out = Console()
+from corpusbench.console import make_console
+
+out = make_console()
 baseline_app = typer.Typer(
     help="Shallow baselines trained on the benchmark's own corpus.", no_args_is_help=True
 )

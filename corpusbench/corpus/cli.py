@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
+from corpusbench.console import make_console
 from corpusbench.corpus.readers import READERS
 
-console = Console()
+console = make_console()
 
 
 def register(app: typer.Typer) -> None:
@@ -103,7 +103,7 @@ def stats(
         TransferSpeedColumn(),
         TimeElapsedColumn(),
     )
-    err = Console(stderr=True)
+    err = make_console(stderr=True)
     with Progress(*columns, console=err, transient=True, disable=not err.is_terminal) as bar:
         task = bar.add_task("stats", total=None, docs=0)
         report = compute_stats(

@@ -7,10 +7,11 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
-console = Console()
+from corpusbench.console import make_console
+
+console = make_console()
 eval_app = typer.Typer(
     help="Evaluate models on minimal pairs.", no_args_is_help=False, invoke_without_command=True
 )
@@ -34,7 +35,7 @@ def _progress() -> Iterator[Callable[[str, int], Callable[[int], None]]]:
         BarColumn(),
         MofNCompleteColumn(),
         TimeRemainingColumn(),
-        console=Console(stderr=True),
+        console=make_console(stderr=True),
         transient=True,
     ) as bar:
 

@@ -6,17 +6,17 @@ from dataclasses import asdict
 from pathlib import Path
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
+from corpusbench.console import make_console
 from corpusbench.llm.api import DEFAULT_BASE_URL, DEFAULT_CACHE
 from corpusbench.llm.server import DEFAULT_MODEL_DIR, DEFAULT_PORT
 
 llm_app = typer.Typer(
     help="LLM backends: serve a model with vLLM, quick generate/choose runs, the cache.", no_args_is_help=True
 )
-console = Console()
-err = Console(stderr=True)
+console = make_console()
+err = make_console(stderr=True)
 
 BACKEND = typer.Option(
     "openai",

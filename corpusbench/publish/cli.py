@@ -5,14 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.console import Console
 from rich.table import Table
+
+from corpusbench.console import make_console
 
 release_app = typer.Typer(
     name="release", help="Build, publish and check versioned Hugging Face releases.", no_args_is_help=True
 )
-out = Console()
-err = Console(stderr=True)
+out = make_console()
+err = make_console(stderr=True)
 
 
 def register(app: typer.Typer) -> None:

@@ -12,11 +12,12 @@ from pathlib import Path
 
 import click
 import typer
-from rich.console import Console
 from rich.table import Table
 from typer.core import TyperGroup
 
-console = Console()
+from corpusbench.console import make_console
+
+console = make_console()
 
 
 class _DefaultRun(TyperGroup):
@@ -108,7 +109,7 @@ def run(
         alpha=alpha,
         table=TableColumns(session=session_col, speaker=speaker_col, text=text_col, order=order_col),
     )
-    err = Console(stderr=True)
+    err = make_console(stderr=True)
     with Progress(
         TextColumn("[bold]cac[/]"),
         BarColumn(bar_width=None),

@@ -98,10 +98,10 @@ def fitclams(
     """Generate FIT-CLAMS subject-verb agreement minimal pairs (7 CLAMS paradigms) from corpus frequencies."""
     import contextlib
 
-    from rich.console import Console
     from rich.progress import Progress
     from rich.table import Table
 
+    from corpusbench.console import make_console
     from corpusbench.generators.fitclams.generator import (
         FitClamsSpec,
         ensure_stats,
@@ -122,7 +122,7 @@ def fitclams(
         coord_order=coord_order,
     )
     FitClamsSpec(corpora=pairs, language=lang, selection=sel)  # validate options before any heavy work
-    console = Console(stderr=True)
+    console = make_console(stderr=True)
     with contextlib.ExitStack() as stack:
         work = stats_dir or out.with_name(f"{out.name}-stats")
         resolved = tuple(
@@ -149,7 +149,7 @@ def fitclams(
     for paradigm in spec.paradigms:
         table.add_row(paradigm, *(str(report.pair_counts[n][paradigm]) for n in report.pair_counts))
     table.add_row("total", *(str(sum(c.values())) for c in report.pair_counts.values()))
-    Console().print(table)
+    make_console().print(table)
     for name, empty in report.empty_bins.items():
         for kind, b in empty.items():
             if b:

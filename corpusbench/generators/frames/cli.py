@@ -10,10 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
-console = Console()
+from corpusbench.console import make_console
+
+console = make_console()
 
 
 class _DefaultGenerate(typer.core.TyperGroup):

@@ -6,10 +6,11 @@ import contextlib
 from pathlib import Path
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
-console = Console()
+from corpusbench.console import make_console
+
+console = make_console()
 
 
 def register(app: typer.Typer) -> None:
@@ -95,7 +96,7 @@ def ltswap(
     )
     from corpusbench.generators.ltswap.session import corpus_stats, open_run_llm
 
-    err = Console(stderr=True)
+    err = make_console(stderr=True)
     st = corpus_stats(corpus, stats, out, lang, workers, say=console.print)
     columns = (
         TextColumn("[bold]{task.description:<10}[/]"),
