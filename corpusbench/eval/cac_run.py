@@ -16,13 +16,12 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Sequence
-from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from corpusbench.errors import ConfigError, InputError
 from corpusbench.eval.records import DeterminerChoice, DeterminerSite
-from corpusbench.io import atomic_dir, atomic_path, atomic_write, read_json, write_json
+from corpusbench.io import atomic_path, read_json
 from corpusbench.provenance import code_version
 
 if TYPE_CHECKING:
@@ -193,7 +192,7 @@ def summary_markdown(results: dict[str, Any]) -> str:
 def run_cac_eval(spec: EvalSpec, progress: ProgressFactory | None = None) -> EvalReport:
     """Score ``spec.model`` on the CAC folder ``spec.dataset`` and write ``spec.out`` atomically."""
     from corpusbench.eval.cac import choose_determiners
-    from corpusbench.eval.runner import EvalReport, open_scorer
+    from corpusbench.eval.runner import open_scorer, spec_dict, write_eval_folder
     from corpusbench.generators.cac.io import load_sites, read_stats
     from corpusbench.generators.cac.model import model_stats, model_tests
     from corpusbench.generators.cac.plots import plot_overlap, plot_tpr
@@ -236,7 +235,6 @@ def run_cac_eval(spec: EvalSpec, progress: ProgressFactory | None = None) -> Eva
     roles = [r for r in ROLES if any(s.role == r for s in stats)]
     verdicts = {r: model_tests(stats, human, role=r, baseline=baseline, alpha=alpha) for r in roles}
     per_role = _stats_dict(stats, verdicts)
-    spec_d = {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(spec).items() if k != "out"}
     n = len(sites)
     results = {
         "kind": "cac",
@@ -257,34 +255,29 @@ def run_cac_eval(spec: EvalSpec, progress: ProgressFactory | None = None) -> Eva
                 "corpus_fingerprint": manifest.get("corpus_fingerprint"),
             },
             "scorer": scorer.conventions(),
-            "spec": spec_d,
+            "spec": spec_dict(spec),
             "code": code_version(),
         },
     }
-    timing = {
-        "seconds_total": time.perf_counter() - t0,
-        "seconds_scoring": t_score,
-        "sites_scored": n,
-        "sites_per_s": n / t_score if t_score > 0 else None,
-    }
-    with atomic_dir(spec.out) as tmp:
-        write_json(tmp / "results.json", results)
-        write_json(tmp / "timing.json", timing)
-        with atomic_path(tmp / "scores.parquet") as p:
-            _site_frame(sites, dets, choices).to_parquet(p, index=False)
-        with atomic_path(tmp / "model_stats.csv") as p:
-            import pandas as pd
 
+    def extras(folder: Path) -> None:
+        import pandas as pd
+
+        with atomic_path(folder / "model_stats.csv") as p:
             pd.DataFrame([s.as_row() for s in stats]).to_csv(p, index=False, float_format="%.6f")
         both = [*human, *stats]
-        plot_overlap(both, tmp / "overlap.png", title=f"CAC D×N overlap: humans and {name}")
-        plot_tpr(both, tmp / "tpr.png", baseline=baseline, title=f"CAC TPR: humans and {name}")
-        with atomic_write(tmp / "summary.md") as fh:
-            fh.write(summary_markdown(results))
-    return EvalReport(
-        out=spec.out,
-        accuracy=results["accuracy"],
-        n_pairs=n,
-        per_config={r: m["accuracy"] for r, m in per_role.items()},
-        seconds=time.perf_counter() - t0,
+        plot_overlap(both, folder / "overlap.png", title=f"CAC D×N overlap: humans and {name}")
+        plot_tpr(both, folder / "tpr.png", baseline=baseline, title=f"CAC TPR: humans and {name}")
+
+    return write_eval_folder(
+        spec,
+        results,
+        _site_frame(sites, dets, choices),
+        started=t0,
+        scoring_seconds=t_score,
+        unit="sites",
+        n_units=n,
+        n_items=n,
+        extras=extras,
+        summary=summary_markdown,
     )

@@ -238,6 +238,49 @@ def summary_markdown(results: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def spec_dict(spec: EvalSpec) -> dict[str, Any]:
+    """The run's options as recorded in ``results.json`` (paths as strings, ``out`` left out)."""
+    return {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(spec).items() if k != "out"}
+
+
+def write_eval_folder(
+    spec: EvalSpec,
+    results: dict[str, Any],
+    scores: pd.DataFrame,
+    *,
+    started: float,
+    scoring_seconds: float,
+    unit: str,
+    n_units: int,
+    n_items: int,
+    extras: Callable[[Path], None],
+    summary: Callable[[dict[str, Any]], str] = summary_markdown,
+) -> EvalReport:
+    """Write ``results.json``, ``timing.json``, ``scores.parquet``, the ``extras`` and ``summary.md``
+    into ``spec.out`` atomically (all or nothing) and return the report."""
+    timing = {
+        "seconds_total": time.perf_counter() - started,
+        "seconds_scoring": scoring_seconds,
+        f"{unit}_scored": n_units,
+        f"{unit}_per_s": n_units / scoring_seconds if scoring_seconds > 0 else None,
+    }
+    with atomic_dir(spec.out) as tmp:
+        write_json(tmp / "results.json", results)
+        write_json(tmp / "timing.json", timing)
+        with atomic_path(tmp / "scores.parquet") as p:
+            scores.to_parquet(p, index=False)
+        extras(tmp)
+        with atomic_write(tmp / "summary.md") as fh:
+            fh.write(summary(results))
+    return EvalReport(
+        out=spec.out,
+        accuracy=results["accuracy"],
+        n_pairs=n_items,
+        per_config={c: m["accuracy"] for c, m in results["configs"].items()},
+        seconds=time.perf_counter() - started,
+    )
+
+
 def run_eval(spec: EvalSpec, progress: ProgressFactory | None = None) -> EvalReport:
     """Validate the data, load the model, score, compute metrics and write ``spec.out`` atomically.
 
@@ -254,36 +297,29 @@ def run_eval(spec: EvalSpec, progress: ProgressFactory | None = None) -> EvalRep
     t1 = time.perf_counter()
     scores = score_pairs(scorer, data.pairs, scoring=spec.scoring, progress=progress)
     t_score = time.perf_counter() - t1
-    spec_d = {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(spec).items() if k != "out"}
     provenance = {
         "model": model_provenance,
         "dataset": data.provenance(),
         "scorer": scorer.conventions(),
         "scoring": spec.scoring,
-        "spec": spec_d,
+        "spec": spec_dict(spec),
         "code": code_version(),
     }
     results = build_results(data, scores, provenance)
-    timing = {
-        "seconds_total": time.perf_counter() - t0,
-        "seconds_scoring": t_score,
-        "sentences_scored": n_units,
-        "sentences_per_s": n_units / t_score if t_score > 0 else None,
-    }
-    with atomic_dir(spec.out) as tmp:
-        write_json(tmp / "results.json", results)
-        write_json(tmp / "timing.json", timing)
-        with atomic_path(tmp / "scores.parquet") as p:
-            _scores_frame(data.pairs, scores).to_parquet(p, index=False)
+
+    def plots(folder: Path) -> None:
         from corpusbench.eval.plots import plot_results
 
-        plot_results(results, tmp)
-        with atomic_write(tmp / "summary.md") as fh:
-            fh.write(summary_markdown(results))
-    return EvalReport(
-        out=spec.out,
-        accuracy=results["accuracy"],
-        n_pairs=results["n_pairs"],
-        per_config={c: m["accuracy"] for c, m in results["configs"].items()},
-        seconds=time.perf_counter() - t0,
+        plot_results(results, folder)
+
+    return write_eval_folder(
+        spec,
+        results,
+        _scores_frame(data.pairs, scores),
+        started=t0,
+        scoring_seconds=t_score,
+        unit="sentences",
+        n_units=n_units,
+        n_items=results["n_pairs"],
+        extras=plots,
     )
