@@ -70,10 +70,15 @@ class _RowBuilder:
         return TreeRow(self.tokens, self.parents, self.depths, self.paths)
 
 
+LONG_ROW_FACTOR = 8  # a row may grow to this many times row_tokens for sequences that share most of it
+
+
 def pack_rows(seqs: Sequence[Sequence[int]], row_tokens: int) -> list[TreeRow]:
     """Tries over ``seqs`` (each non-empty), filled in sorted order up to ``row_tokens`` nodes a row.
 
-    A sequence longer than ``row_tokens`` gets a row of its own. Deterministic: the same sequences
+    Sequences longer than ``row_tokens`` (a pair with a long shared context) still share a row
+    when each adds at most half of its tokens as new nodes, up to ``LONG_ROW_FACTOR * row_tokens``
+    nodes; otherwise such a sequence gets a row of its own. Deterministic: the same sequences
     give the same rows whatever their order.
     """
     order = sorted(range(len(seqs)), key=lambda i: (list(seqs[i]), i))
@@ -82,7 +87,10 @@ def pack_rows(seqs: Sequence[Sequence[int]], row_tokens: int) -> list[TreeRow]:
     for i in order:
         if not seqs[i]:
             raise ValueError(f"sequence {i} is empty: every packed sequence needs at least one token")
-        if cur.tokens and len(cur.tokens) + cur.new_nodes(seqs[i]) > row_tokens:
+        new, size = cur.new_nodes(seqs[i]), len(cur.tokens)
+        long = len(seqs[i]) > row_tokens
+        mostly_shared = long and 2 * new <= len(seqs[i]) and size + new <= LONG_ROW_FACTOR * row_tokens
+        if size and size + new > row_tokens and not mostly_shared:
             rows.append(cur.row())
             cur = _RowBuilder()
         cur.add(i, seqs[i])

@@ -29,15 +29,30 @@ def test_one_row_shares_prefixes_and_keeps_every_sequence():
 
 
 def test_rows_respect_the_budget_and_are_order_independent():
-    rows = pack_rows(SEQS, row_tokens=5)
-    assert all(len(r) <= 5 for r in rows)
-    assert sorted(i for r in rows for i in r.paths) == list(range(len(SEQS)))
-    shuffled = [SEQS[i] for i in (3, 0, 4, 2, 1)]
+    seqs = [[1, 2, 3, 4], [1, 5, 6, 7], [8, 9, 10], [11, 12], [1, 2, 3, 4]]  # little shared
+    rows = pack_rows(seqs, row_tokens=5)
+    assert all(len(r) <= 5 for r in rows) and len(rows) == 3
+    assert sorted(i for r in rows for i in r.paths) == list(range(len(seqs)))
+    shuffled = [seqs[i] for i in (3, 0, 4, 2, 1)]
     again = pack_rows(shuffled, row_tokens=5)
     assert [r.tokens for r in again] == [r.tokens for r in rows]
     # a sequence longer than the budget gets a row of its own
     short_row, long_row = pack_rows([[9] * 7, [1]], row_tokens=3)
     assert short_row.tokens == [1] and long_row.tokens == [9] * 7
+
+
+def test_long_sequences_that_share_most_tokens_share_a_row():
+    context = list(range(100, 400))
+    a, b, c = [*context, 1, 2], [*context, 3, 4], [*range(500, 800)]
+    rows = pack_rows([a, b, c], row_tokens=128)
+    assert [len(r) for r in rows] == [304, 300]  # a and b share the 300-token context; c is alone
+    assert sorted(rows[0].paths) == [0, 1]
+    # a sequence sharing less than half its tokens is not pulled into a long row
+    d = [*context[:100], *range(900, 1100)]
+    assert len(pack_rows([a, d], row_tokens=128)) == 2
+    # short sequences keep to row_tokens however much they share
+    short = [[7, 7, 7, 7, 7, 7, k] for k in range(20)]
+    assert all(len(r) <= 16 for r in pack_rows(short, row_tokens=16))
 
 
 def test_empty_sequence_is_refused():

@@ -78,3 +78,13 @@ def test_prefix_tree_scores_equal_plain_scores(tiny, bos, budget, row, attn):
         assert [s.logprob_bad for s in via_runner] == pytest.approx([v for v, _ in whole[1::2]], abs=1e-4)
     finally:
         lm.model.set_attn_implementation(before)
+
+
+def test_long_shared_context_scores_equal_plain(tiny):
+    lm = tiny["gpt2"]
+    context = "Once upon a time the old farmer walked to the market with his dogs and sold apples. "
+    texts = [context + "The dogs bark.", context + "The dogs barks.", "Short and unrelated."]
+    tree = CausalScorer(lm.model, lm.tokenizer, row_tokens=8).score(texts, [(84, 98), None, None])
+    plain = CausalScorer(lm.model, lm.tokenizer, share_prefixes=False).score(texts, [(84, 98), None, None])
+    assert [n for _, n in tree] == [n for _, n in plain]
+    assert [v for v, _ in tree] == pytest.approx([v for v, _ in plain], abs=1e-4)
