@@ -14,7 +14,8 @@
 2. CAC AR on the real Eve transcript (consecutive sites, whole left context): ``choose_causal``
    (one KV cache carried across the dialogue's sites, only new tokens run; candidates batched on
    top) vs the per-site shared context (context run once per site) and the reference method
-   (three full strings, each its own forward with full logits).
+   (three full strings, each its own forward with full logits). Then, with a short window
+   (``--window 512``), exact per-site cuts vs ``--context-step 128``.
 3. Masked PLL (tiny random RoBERTa, 4 layers, trained BPE tokenizer): flattened copies with the
    head at the masked position vs minicons-style (all copies of a user batch of sentences in one
    forward, full logits).
@@ -299,6 +300,46 @@ def bench_cac(lm: Any, n_sites: int) -> dict[str, Any]:
     }
 
 
+def bench_cac_window(lm: Any, n_sites: int, window: int, step: int) -> dict[str, Any]:
+    """Dialogues longer than the window (as for BabyLM models with 512-token windows): every site cut
+    exactly to the window (the reference; the KV cache cannot carry over) vs ``--context-step``
+    (cut ``step`` tokens deeper and keep the cut while it fits). The contexts differ, so the
+    p(the) difference between the two is reported with the speed."""
+    from corpusbench.eval.cac import choose_causal
+    from corpusbench.eval.causal import CausalScorer
+
+    sites = cac_sites(n_sites)
+    scorer = CausalScorer(lm.model, lm.tokenizer, batch_tokens=2048)
+    choose_causal(scorer, sites[:2], window=window)
+    runs = interleaved(
+        {
+            "exact": lambda ss: choose_causal(scorer, ss, window=window),
+            "stepped": lambda ss: choose_causal(scorer, ss, window=window, context_step=step),
+        },
+        sites,
+        set(),
+        None,
+    )
+    (exact, t_exact), (stepped, t_step) = runs["exact"], runs["stepped"]
+    cut = [k for k, c in enumerate(exact) if c.truncated]
+    mean = lambda xs: sum(xs) / len(xs) if xs else None  # noqa: E731
+    return {
+        "n_sites": n_sites,
+        "window": window,
+        "context_step": step,
+        "n_truncated": len(cut),
+        "exact_cut": {"seconds": t_exact, "sites_per_s": n_sites / t_exact},
+        "context_step_cut": {"seconds": t_step, "sites_per_s": n_sites / t_step},
+        "speedup": t_exact / t_step,
+        "mean_context_tokens_truncated_sites": {
+            "exact": mean([exact[k].n_context_tokens for k in cut]),
+            "stepped": mean([stepped[k].n_context_tokens for k in cut]),
+        },
+        "mean_abs_diff_p_the": mean([abs(a.p_the - b.p_the) for a, b in zip(exact, stepped, strict=True)]),
+        "max_abs_diff_p_the": max(abs(a.p_the - b.p_the) for a, b in zip(exact, stepped, strict=True)),
+    }
+
+
 # -- masked PLL -----------------------------------------------------------------------------------
 @torch.no_grad()
 def minicons_style_pll(model: Any, tok: Any, texts: list[str], batch: int) -> list[float]:
@@ -373,6 +414,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--pairs", type=int, default=1000)
     ap.add_argument("--sites", type=int, default=24)
     ap.add_argument("--pll-pairs", type=int, default=150)
+    ap.add_argument("--window-sites", type=int, default=60, help="CAC sites for the short-window part")
+    ap.add_argument("--window", type=int, default=512, help="CAC short-window part: model window")
+    ap.add_argument("--context-step", type=int, default=128, help="CAC short-window part: --context-step")
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--batch-tokens", type=int, default=2048)
     ap.add_argument("--slow-subset", type=int, default=None, help="pairs for the batch-1 baselines")
@@ -405,6 +449,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     if not args.skip_cac:
         result["cac_ar"] = bench_cac(lm, args.sites)
         print({"cac_speedup": result["cac_ar"]["speedup"]}, flush=True)
+        result["cac_short_window"] = bench_cac_window(lm, args.window_sites, args.window, args.context_step)
+        print({"cac_context_step_speedup": result["cac_short_window"]["speedup"]}, flush=True)
     if not args.skip_pll:
         result["masked_pll"] = bench_pll(args.pll_pairs)
         print({"pll_speedup": result["masked_pll"]["speedup"]}, flush=True)

@@ -14,6 +14,9 @@
 
 *a* and *an* are merged with ``logaddexp``, then a softmax over {a, the} gives ``p_the``. Contexts
 longer than the model window are cut from the left, whole lines first (``\\n``-separated).
+With a ``context_step`` (causal only), a site that must be cut is cut ``context_step`` tokens deeper
+and the following sites of the dialogue keep that cut while they fit, so the KV cache still carries
+over once a dialogue outgrows the window (contexts then hold window - step .. window tokens).
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from corpusbench.errors import InputError
+from corpusbench.errors import ConfigError, InputError
 from corpusbench.eval.batching import Progress, budget_batches, gather_logprobs, pad_right
 from corpusbench.eval.causal import CausalScorer, common_prefix, encode_plain, overlapping
 from corpusbench.eval.masked import MaskedPllScorer, make_copy
@@ -93,15 +96,47 @@ def _choices(
 
 
 # -- causal -----------------------------------------------------------------------------------------
+def stepped_cuts(
+    sites: Sequence[DeterminerSite], count: Callable[[str], list[tuple[int, int]]], limit: int, step: int
+) -> list[tuple[DeterminerSite, bool]]:
+    """Left-truncate ``sites`` (in dialogue order) to ``limit`` tokens.
+
+    ``step == 0``: every site is cut exactly to the limit (the reference). ``step > 0``: a site that
+    must be cut is cut to ``limit - step``, and each following site whose context begins with the
+    same text keeps that cut while it fits, so consecutive contexts stay prefixes of each other.
+    """
+    if step < 0 or (step and step >= limit // 2):
+        raise ConfigError(f"context step {step} must be below half the usable window ({limit} tokens)")
+    out: list[tuple[DeterminerSite, bool]] = []
+    prev_left, keep_from = "", 0
+    for site in sites:
+        kept = None
+        if step and keep_from and site.left[:keep_from] == prev_left[:keep_from]:
+            kept = DeterminerSite(
+                id=site.id, left=site.left[keep_from:], right=site.right, candidates=site.candidates
+            )
+            if len(count(kept.left + max(kept.candidates, key=len) + kept.right)) > limit:
+                kept = None
+        if kept is not None:
+            out.append((kept, True))
+        else:
+            cut_site, c = truncate_left(site, count, limit)
+            if c and step:
+                cut_site, c = truncate_left(site, count, limit - step)
+            keep_from = len(site.left) - len(cut_site.left)
+            out.append((cut_site, c))
+        prev_left = site.left
+    return out
+
+
 def _prepare_causal(
-    scorer: CausalScorer, sites: Sequence[DeterminerSite], window: int
+    scorer: CausalScorer, sites: Sequence[DeterminerSite], window: int, step: int = 0
 ) -> tuple[list[DeterminerSite], list[list[int]], list[list[list[int]]], list[bool]]:
     """Truncated sites, their shared context ids (candidates' common prefix) and candidate suffixes."""
     tok = scorer.tokenizer
     limit = window - WINDOW_MARGIN - (1 if scorer.prefix_id is not None else 0)
     prepared, ctx, sufs, cut = [], [], [], []
-    for site in sites:
-        site, c = truncate_left(site, lambda t: encode_plain(tok, t).offsets, limit)
+    for site, c in stepped_cuts(sites, lambda t: encode_plain(tok, t).offsets, limit, step):
         ids = [
             ([scorer.prefix_id] if scorer.prefix_id is not None else [])
             + encode_plain(tok, site.left + f + site.right).ids
@@ -199,12 +234,13 @@ def choose_causal(
     progress: Progress | None = None,
     reuse: bool = True,
     reuse_min: int = REUSE_MIN_TOKENS,
+    context_step: int = 0,
 ) -> list[DeterminerChoice]:
     """AR determiner choice. With ``reuse``, sites whose context shares >= ``reuse_min`` tokens with
     a neighbour (in context order: consecutive sites of a dialogue) are scored along one carried
     KV cache; every other site's context is run once (batched by token budget) and shared by its
-    candidates only. Both give the full strings' numbers."""
-    prepared, ctx, sufs, cut = _prepare_causal(scorer, sites, window)
+    candidates only. Both give the full strings' numbers. ``context_step``: see :func:`stepped_cuts`."""
+    prepared, ctx, sufs, cut = _prepare_causal(scorer, sites, window, context_step)
     order = sorted(range(len(ctx)), key=lambda k: (ctx[k], k))
     chained: set[int] = set()
     if reuse:
@@ -280,11 +316,16 @@ def choose_seq2seq(
 
 
 def choose_determiners(
-    scorer: Any, sites: Sequence[DeterminerSite], *, window: int, progress: Progress | None = None
+    scorer: Any,
+    sites: Sequence[DeterminerSite],
+    *,
+    window: int,
+    progress: Progress | None = None,
+    context_step: int = 0,
 ) -> list[DeterminerChoice]:
-    """Dispatch on the scorer type; output order = input order."""
+    """Dispatch on the scorer type; output order = input order. ``context_step``: causal only."""
     if isinstance(scorer, CausalScorer):
-        return choose_causal(scorer, sites, window=window, progress=progress)
+        return choose_causal(scorer, sites, window=window, progress=progress, context_step=context_step)
     if isinstance(scorer, MaskedPllScorer):
         return choose_masked(scorer, sites, window=window, progress=progress)
     if isinstance(scorer, Seq2SeqScorer):

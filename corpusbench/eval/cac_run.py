@@ -218,7 +218,7 @@ def run_cac_eval(spec: EvalSpec, progress: ProgressFactory | None = None) -> Eva
     window = int(model_prov.get("max_positions") or 512)
     t1 = time.perf_counter()
     advance = progress("scoring CAC sites", len(dsites)) if progress else None
-    dets = choose_determiners(scorer, dsites, window=window, progress=advance)
+    dets = choose_determiners(scorer, dsites, window=window, progress=advance, context_step=spec.context_step)
     t_score = time.perf_counter() - t1
     choices = [
         SiteChoice.from_probs(

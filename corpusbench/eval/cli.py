@@ -74,6 +74,11 @@ def eval_cmd(
     context_utterances: int = typer.Option(
         None, help="CAC: at most this many earlier utterances as context (default: the whole session)."
     ),
+    context_step: int = typer.Option(
+        0,
+        help="CAC, causal models: when a context must be cut to the window, cut this many tokens deeper "
+        "and keep the cut for the next sites (KV cache reuse on long dialogues); 0 = exact cut per site.",
+    ),
     trust_remote_code: bool = typer.Option(
         False, help="Allow model code from the Hub (only for models you trust)."
     ),
@@ -107,6 +112,7 @@ def eval_cmd(
         scoring=scoring,
         limit=limit,
         context_utterances=context_utterances,
+        context_step=context_step,
         trust_remote_code=trust_remote_code,
         share_prefixes=share_prefixes,
     )

@@ -47,6 +47,7 @@ class EvalSpec:
     scoring: str = "auto"  # auto: critical-region spans where the data has them; full: whole sentences
     limit: int | None = None  # pairs per config; CAC folders: sites per dyad (the first ones)
     context_utterances: int | None = None  # CAC: at most this many earlier utterances (default: all)
+    context_step: int = 0  # CAC, causal: cut contexts this many tokens deeper and keep the cut (KV reuse)
     trust_remote_code: bool = False
     share_prefixes: bool = True  # causal: shared token prefixes run once (prefix-tree rows)
 

@@ -7,7 +7,8 @@ import math
 import pytest
 import torch
 
-from corpusbench.eval.cac import choose_causal, choose_determiners, merge_p_the, truncate_left
+from corpusbench.errors import ConfigError
+from corpusbench.eval.cac import choose_causal, choose_determiners, merge_p_the, stepped_cuts, truncate_left
 from corpusbench.eval.causal import CausalScorer, encode_plain
 from corpusbench.eval.masked import MaskedPllScorer
 from corpusbench.eval.records import DeterminerSite
@@ -148,3 +149,62 @@ def test_context_reuse_across_sites_equals_naive(tiny, request, arch):
             diffs.append(abs(f.logprobs[cand] - n.logprobs[cand]))
             diffs.append(abs((f.logprobs[cand] - f.logprobs["the"]) - (full[cand] - full["the"])))
     assert len(diffs) == 6 * len(sites) and max(diffs) <= 1e-4
+
+
+def long_dialogue(n_lines: int = 40) -> list[DeterminerSite]:
+    """Consecutive sites of one long dialogue, one per line, each context extending the previous."""
+    nouns = ["dog", "ball", "cat", "apple", "book", "car"]
+    lines = [  # no two lines alike: an exact cut gives every site a context of its own
+        ("MOT" if k % 2 else "CHI", f"look at the {nouns[k % len(nouns)]} number {k} .")
+        for k in range(n_lines)
+    ]
+    return [
+        DeterminerSite.from_discourse(f"l{k}", lines[:k], spk, text, (8, 11))
+        for k, (spk, text) in enumerate(lines)
+    ]
+
+
+def chars(text: str) -> list[tuple[int, int]]:
+    return [(i, i + 1) for i in range(len(text))]
+
+
+def test_stepped_cuts_keep_one_cut_while_it_fits():
+    sites, limit = long_dialogue(), 200
+    exact = stepped_cuts(sites, chars, limit, 0)
+    stepped = stepped_cuts(sites, chars, limit, 90)
+    size = lambda s: len(s.left + max(s.candidates, key=len) + s.right)  # noqa: E731
+    assert all(size(s) <= limit for s, _ in exact + stepped)
+    # every site cut in both modes; exact cuts are as long as the whole-line rule allows
+    cut_exact = [len(full.left) - len(s.left) for full, (s, c) in zip(sites, exact, strict=True) if c]
+    cut_step = [len(full.left) - len(s.left) for full, (s, c) in zip(sites, stepped, strict=True) if c]
+    assert len(cut_exact) == len(cut_step) > 10
+    assert len(set(cut_step)) < len(set(cut_exact)) / 2  # the same cut serves several sites
+    assert all(size(s) >= limit - 90 - 40 for s, c in stepped if c)  # at most step + one line shorter
+    with pytest.raises(ConfigError, match="context step"):
+        stepped_cuts(sites, chars, limit, 150)
+
+
+def test_context_step_scores_equal_naive_and_reuse_the_cache(tiny):
+    lm = tiny["gpt2"]
+    sc = CausalScorer(lm.model, lm.tokenizer)
+    sites = long_dialogue(24)
+    fast = choose_causal(sc, sites, window=96, reuse_min=8, context_step=40)
+    naive = choose_causal(sc, sites, window=96, reuse=False, context_step=40)
+    assert sum(f.truncated for f in fast) > 5
+    # cut to 85 - 40 tokens in all, whole lines first (a line is ~16 tokens here), then kept while it fits
+    assert all(85 - 40 - 25 <= f.n_context_tokens <= 85 for f in fast if f.truncated)
+    diffs = [abs(f.logprobs[c] - n.logprobs[c]) for f, n in zip(fast, naive, strict=True) for c in f.logprobs]
+    assert max(diffs) <= 1e-4
+    # tokens through the model: the kept cut lets the cache carry over; exact cuts rerun each context
+    seen = []
+    hook = lm.model.base_model.register_forward_pre_hook(
+        lambda _m, _a, kw: seen.append(kw["input_ids"].numel()), with_kwargs=True
+    )
+    try:
+        choose_causal(sc, sites, window=96, reuse_min=8, context_step=40)
+        stepped, seen[:] = sum(seen), []
+        choose_causal(sc, sites, window=96, reuse_min=8)
+        exact = sum(seen)
+    finally:
+        hook.remove()
+    assert stepped < 0.6 * exact  # measured 895 vs 1716 tokens

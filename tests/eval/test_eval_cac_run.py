@@ -106,6 +106,22 @@ def test_cac_eval_tiny_roberta_truncates_and_cli(eve_cac, tiny_dir, tmp_path):
     assert "| child |" in (out / "summary.md").read_text()
 
 
+@pytest.mark.slow
+def test_cac_eval_context_step_cli(eve_cac, tiny_dir, tmp_path):
+    from corpusbench.cli import app
+
+    args = ["eval", "--dataset", str(eve_cac), "--model", str(tiny_dir["gpt2"]), "--limit", "3"]
+    r = CliRunner().invoke(app, [*args, "--out", str(tmp_path / "step"), "--context-step", "64"])
+    assert r.exit_code == 0, r.output
+    res = json.loads((tmp_path / "step" / "results.json").read_text())
+    assert res["provenance"]["spec"]["context_step"] == 64 and res["n_truncated"] > 0
+    df = pd.read_parquet(tmp_path / "step" / "scores.parquet")
+    assert (df.n_context_tokens <= res["window"]).all()
+    bad = CliRunner().invoke(app, [*args, "--out", str(tmp_path / "bad"), "--context-step", "100000"])
+    assert bad.exit_code == 2 and "context step 100000" in bad.output
+    assert not (tmp_path / "bad").exists()
+
+
 def test_cac_eval_bad_folder_writes_nothing(eve_cac, tmp_path):
     broken = tmp_path / "broken"
     broken.mkdir()
