@@ -118,7 +118,8 @@ def eval_cmd(
     )
     with _progress() as factory:
         report = run_eval(spec, progress=factory)
-    table = Table(title=f"{model} — {report.n_pairs} pairs, accuracy {report.accuracy:.4f}")
+    console.print(f"{model}: {report.n_pairs} items, accuracy {report.accuracy:.4f}", soft_wrap=True)
+    table = Table()
     table.add_column("config")
     table.add_column("accuracy", justify="right")
     for cfg, acc in report.per_config.items():
