@@ -208,25 +208,31 @@ def _text_documents(path: Path, rel: str, spec: CorpusSpec) -> Iterator[Document
         yield Document(id=f"{rel}:{start}", text=" ".join(buf), source=rel)
 
 
+def jsonl_row_text(line: str, where: str, text_field: str) -> str | None:
+    """The stripped text of one JSON-lines row (None when null or blank); a bad row raises ``InputError``."""
+    try:
+        row = json.loads(line)
+    except json.JSONDecodeError as e:
+        raise InputError(f"{where}: not valid JSON ({e.msg})") from None
+    if not isinstance(row, dict) or text_field not in row:
+        raise InputError(f"{where}: no field {text_field!r} (use --text-field to name it)")
+    text = row[text_field]
+    if text is None:
+        return None
+    if not isinstance(text, str):
+        raise InputError(f"{where}: field {text_field!r} is {type(text).__name__}, not text")
+    return text.strip() or None
+
+
 def _jsonl_documents(path: Path, rel: str, spec: CorpusSpec) -> Iterator[Document]:
     for lineno, line in iter_lines(
         path, encoding=spec.encoding, max_line_bytes=spec.max_line_bytes, display=str(path)
     ):
         if not line.strip():
             continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise InputError(f"{path}:{lineno}: not valid JSON ({e.msg})") from None
-        if not isinstance(row, dict) or spec.text_field not in row:
-            raise InputError(f"{path}:{lineno}: no field {spec.text_field!r} (use --text-field to name it)")
-        text = row[spec.text_field]
-        if text is None:
-            continue
-        if not isinstance(text, str):
-            raise InputError(f"{path}:{lineno}: field {spec.text_field!r} is {type(text).__name__}, not text")
-        if text.strip():
-            yield Document(id=f"{rel}:{lineno}", text=text.strip(), source=rel)
+        text = jsonl_row_text(line, f"{path}:{lineno}", spec.text_field)
+        if text:
+            yield Document(id=f"{rel}:{lineno}", text=text, source=rel)
 
 
 def _parquet_documents(path: Path, rel: str, spec: CorpusSpec) -> Iterator[Document]:

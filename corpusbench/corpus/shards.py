@@ -10,7 +10,6 @@ document is read once, whatever the cut points.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -21,6 +20,7 @@ from corpusbench.corpus.readers import (
     file_format,
     file_kind,
     iter_files,
+    jsonl_row_text,
     load_saved_dataset,
     read_corpus,
     resolve_reader,
@@ -179,16 +179,6 @@ def _range_texts(spec: CorpusSpec, piece: Piece) -> Iterator[str]:
             if piece.reader == "text":
                 yield line.strip()
                 continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise InputError(f"{where}: not valid JSON ({e.msg})") from None
-            text = row.get(spec.text_field) if isinstance(row, dict) else None
-            if not isinstance(row, dict) or spec.text_field not in row:
-                raise InputError(f"{where}: no field {spec.text_field!r} (use --text-field to name it)")
-            if text is None:
-                continue
-            if not isinstance(text, str):
-                raise InputError(f"{where}: field {spec.text_field!r} is {type(text).__name__}, not text")
-            if text.strip():
-                yield text.strip()
+            text = jsonl_row_text(line, where, spec.text_field)
+            if text:
+                yield text
