@@ -20,10 +20,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.measure import run_child
+from benchmarks.measure import RESULTS, ROOT, run_child, save_result
 
-ROOT = Path(__file__).resolve().parents[1]
-RESULTS = ROOT / "benchmarks" / "results"
 os.environ.setdefault("NLTK_DATA", str(ROOT / "nltk_data"))
 
 
@@ -105,8 +103,7 @@ def main(argv: list[str] | None = None) -> None:
     first = RESULTS / "work" / f"baselines_models_x{args.copies.split(',')[0]}" / "word"
     results["scoring"] = scoring_rate(first, args.score)
     print(f"scoring: {results['scoring']['sentences_per_s']:.0f} sentences/s")
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "bench_baselines.json").write_text(json.dumps(results, indent=2) + "\n")
+    save_result(RESULTS / "bench_baselines.json", results)
 
 
 if __name__ == "__main__":

@@ -28,9 +28,10 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-ROOT = Path(__file__).resolve().parents[1]
+from benchmarks.measure import RESULTS, ROOT, save_result
+
 CORPUS = ROOT / "data" / "default" / "kjv"
-OUT = ROOT / "benchmarks" / "results" / "bench_llm.json"
+OUT = RESULTS / "bench_llm.json"
 QUESTION = "Which of these two sentences is correct, natural English?"
 
 
@@ -115,7 +116,6 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--out", type=Path, default=OUT)
     args = ap.parse_args(argv)
 
-    from corpusbench.io import write_json
     from corpusbench.llm.server import ServerSpec, VLLMServer, free_port
 
     pairs = sentence_pairs(args.pairs)
@@ -192,8 +192,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         f"generated tokens ÷{result['generated_tokens_ratio']:.1f}, "
         f"agreement {result['agreement_where_reference_decided']:.2f} where the reference decided"
     )
-    write_json(args.out, result)
-    console.print(f"wrote {args.out.relative_to(ROOT) if args.out.is_relative_to(ROOT) else args.out}")
+    save_result(args.out, result)
     return result
 
 

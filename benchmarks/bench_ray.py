@@ -32,9 +32,8 @@ from rich.console import Console
 from rich.table import Table
 
 from benchmarks.bench_stats import build_corpus
+from benchmarks.measure import RESULTS, ROOT, save_result
 
-ROOT = Path(__file__).resolve().parents[1]
-RESULTS = ROOT / "benchmarks" / "results"
 FILES = ("counts.parquet", "forms.parquet", "contexts.parquet", "manifest.json")
 os.environ.setdefault("NLTK_DATA", str(ROOT / "nltk_data"))
 
@@ -164,8 +163,6 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--out", type=Path, default=RESULTS / "bench_ray.json")
     args = ap.parse_args(argv)
 
-    from corpusbench.io import write_json
-
     console = Console(width=120)
     load = os.getloadavg()
     work = RESULTS / "work"
@@ -221,8 +218,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             f"{llm['ray choose']:.2f} via ray; generate ({args.gen_tokens} tokens) "
             f"{llm['direct generate']:.2f} direct, {llm['ray generate']:.2f} via ray"
         )
-    write_json(args.out, result)
-    console.print(f"wrote {args.out.relative_to(ROOT) if args.out.is_relative_to(ROOT) else args.out}")
+    save_result(args.out, result)
     return result
 
 

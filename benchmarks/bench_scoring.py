@@ -37,9 +37,10 @@ from typing import Any
 
 import torch
 
-ROOT = Path(__file__).resolve().parents[1]
+from benchmarks.measure import RESULTS, ROOT, save_result
+
 SMOL = ROOT / "models" / "smollm2-135m-instruct"
-OUT = ROOT / "benchmarks" / "results" / "bench_scoring.json"
+OUT = RESULTS / "bench_scoring.json"
 
 NOUNS = [
     ("dog", "dogs"),
@@ -429,7 +430,6 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     args = ap.parse_args(argv)
     torch.set_num_threads(args.threads)
     from corpusbench.eval.models import load_model
-    from corpusbench.io import write_json
     from corpusbench.provenance import code_version
 
     lm = load_model(str(SMOL))
@@ -454,8 +454,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     if not args.skip_pll:
         result["masked_pll"] = bench_pll(args.pll_pairs)
         print({"pll_speedup": result["masked_pll"]["speedup"]}, flush=True)
-    write_json(args.out, result)
-    print(f"wrote {args.out}")
+    save_result(args.out, result)
     return result
 
 

@@ -25,10 +25,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from benchmarks.measure import run_child
+from benchmarks.measure import RESULTS, ROOT, run_child, save_result
 
-ROOT = Path(__file__).resolve().parents[1]
-RESULTS = ROOT / "benchmarks" / "results"
 os.environ.setdefault("NLTK_DATA", str(ROOT / "nltk_data"))
 
 
@@ -253,8 +251,7 @@ def main(argv: list[str] | None = None) -> None:
         r.update(words=n_words * k, workers=args.scale_workers, words_per_s=n_words * k / r["seconds"])
         res["scaling"].append(r)
     res["load_avg_at_end"] = os.getloadavg()
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "bench_stats.json").write_text(json.dumps(res, indent=2) + "\n", "utf-8")
+    save_result(args.out / "bench_stats.json", res)
     print_table(res)
 
 

@@ -1,4 +1,5 @@
-"""Run one benchmark configuration in a fresh subprocess and measure it from outside."""
+"""Shared by the benchmarks: the results folder, writing a result, and running one configuration in a
+fresh subprocess measured from outside."""
 
 from __future__ import annotations
 
@@ -10,6 +11,17 @@ import threading
 import time
 from pathlib import Path
 from typing import Any
+
+from corpusbench.io import write_json
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results"
+
+
+def save_result(path: Path, result: dict[str, Any]) -> None:
+    """Write a benchmark's result JSON atomically and say where (relative to the repo when inside it)."""
+    write_json(path, result)
+    print(f"wrote {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}", flush=True)
 
 
 def run_child(cmd: list[str], cwd: Path, what: str) -> dict[str, Any]:
