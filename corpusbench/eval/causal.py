@@ -129,7 +129,7 @@ class CausalScorer(SummedScores):
     ) -> list[list[TokenScore]]:
         encs = [encode_plain(self.tokenizer, t) for t in texts]
         units = [self._unit(e, None) for e in encs]
-        values = self._run([u[0] for u in units], [u[1] for u in units], progress)
+        values = self._run([u[0] for u in units], [u[1] for u in units], progress, self.tree_mask)
         out = []
         for enc, (_, targets, first), vals in zip(encs, units, values, strict=True):
             toks = self.tokenizer.convert_ids_to_tokens(enc.ids)
@@ -156,7 +156,7 @@ class CausalScorer(SummedScores):
         """(summed log-prob, number of scored tokens) per text, over ``spans`` where given."""
         spans = spans if spans is not None else [None] * len(texts)
         units = [self._unit(encode_plain(self.tokenizer, t), s) for t, s in zip(texts, spans, strict=True)]
-        values = self._run([u[0] for u in units], [u[1] for u in units], progress)
+        values = self._run([u[0] for u in units], [u[1] for u in units], progress, self.tree_mask)
         return [(float(v.astype(np.float64).sum()), len(v)) for v in values]
 
     def continuation_logprob(self, prefixes: Sequence[str], conts: Sequence[str]) -> list[float]:
@@ -234,13 +234,19 @@ class CausalScorer(SummedScores):
 
     @torch.no_grad()
     def _run(
-        self, seqs: list[list[int]], targets: list[list[int]], progress: Progress | None
+        self,
+        seqs: list[list[int]],
+        targets: list[list[int]],
+        progress: Progress | None,
+        tree_mask: str | None,
     ) -> list[np.ndarray]:
+        """Log-probs at ``targets`` of each id list; through prefix trees when ``tree_mask`` names the
+        mask kind ("bool" or "float"), plainly for the rest (and for sequences past a sliding window)."""
         out: list[np.ndarray] = [np.zeros(0, dtype=np.float32)] * len(seqs)
         todo = [i for i, t in enumerate(targets) if t]
-        if self.tree_mask:
+        if tree_mask:
             fits = [i for i in todo if self.window is None or max(targets[i]) <= self.window]
-            self._run_tree(seqs, targets, fits, out, progress)
+            self._run_tree(seqs, targets, fits, out, progress, tree_mask)
             todo = sorted(set(todo) - set(fits))
         # the last position is never needed as an input for prediction beyond the last target
         lengths = [max(targets[i]) for i in todo]
@@ -267,12 +273,13 @@ class CausalScorer(SummedScores):
         todo: list[int],
         out: list[np.ndarray],
         progress: Progress | None,
+        tree_mask: str,
     ) -> None:
         """Score ``todo`` through prefix-tree rows: each shared prefix once, the head once per node."""
         if not todo:
             return
         rows = pack_rows([seqs[i][: max(targets[i])] for i in todo], self.row_tokens)
-        float_mask = None if self.tree_mask == "bool" else self.model.dtype
+        float_mask = None if tree_mask == "bool" else self.model.dtype
         for batch in budget_batches([len(r) for r in rows], self.batch_tokens):
             brows = [rows[b] for b in batch]
             ids, pos, mask = tree_inputs(brows, self.pad_id, float_mask)
@@ -332,11 +339,9 @@ class CausalScorer(SummedScores):
         probe = [[3, 5, 6, 7, 8], [3, 5, 9, 10], [3, 11], [3, 5, 6, 12, 13, 14]]
         probe = [[t % vocab for t in s] for s in probe]
         targets = [list(range(1, len(s))) for s in probe]
-        self.tree_mask = None
-        plain = self._run(probe, targets, None)
-        self.tree_mask = kind
+        plain = self._run(probe, targets, None, None)
         try:
-            tree = self._run(probe, targets, None)
+            tree = self._run(probe, targets, None, kind)
         except Exception as err:  # any failure means: score plainly
             log.info("%s: tree-packed scoring failed on a probe (%s); scoring plainly", self.model_name, err)
             return None
