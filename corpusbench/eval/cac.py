@@ -24,6 +24,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -112,10 +113,8 @@ def stepped_cuts(
     for site in sites:
         kept = None
         if step and keep_from and site.left[:keep_from] == prev_left[:keep_from]:
-            kept = DeterminerSite(
-                id=site.id, left=site.left[keep_from:], right=site.right, candidates=site.candidates
-            )
-            if len(count(kept.left + max(kept.candidates, key=len) + kept.right)) > limit:
+            kept = replace(site, left=site.left[keep_from:])
+            if truncate_left(kept, count, limit)[1]:  # the kept cut no longer fits
                 kept = None
         if kept is not None:
             out.append((kept, True))
