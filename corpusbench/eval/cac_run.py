@@ -9,13 +9,19 @@ choice distributions go to :func:`corpusbench.generators.cac.model.model_stats` 
 vs the humans). Outputs, written atomically like the minimal-pair path: ``results.json``,
 ``scores.parquet`` (one row per site), ``model_stats.csv``, ``overlap.png``, ``tpr.png``,
 ``summary.md``, ``timing.json``.
+
+A release config of task ``cac`` (the ``cac`` release adapter: one row per site, context stored once
+per session, see :mod:`corpusbench.generators.cac.table`) goes through
+:func:`run_cac_release_config`, which shares :func:`score_cac` with the folder path: the same sites
+give the same prompts and the same numbers.
 """
 
 from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -92,14 +98,26 @@ def determiner_sites(
     alternation: Alternation,
     max_utterances: int | None,
 ) -> list[DeterminerSite]:
+    """The scorer's view of each site of a CAC folder (``sessions``: each file's utterances)."""
+    from corpusbench.generators.cac.table import session_lines
+
+    return determiner_sites_from_lines(sites, session_lines(sessions), alternation, max_utterances)
+
+
+def determiner_sites_from_lines(
+    sites: Sequence[Site],
+    lines: dict[str, list[str]],
+    alternation: Alternation,
+    max_utterances: int | None,
+) -> list[DeterminerSite]:
     """The scorer's view of each site: context + target up to the slot, rest of the line, all forms
-    (capitalised when the human's form was)."""
-    from corpusbench.generators.cac.io import site_prompt
+    (capitalised when the human's form was). ``lines``: each session's context lines."""
+    from corpusbench.generators.cac.table import site_left_right
 
     forms = tuple(f for _, fs in alternation.choices for f in fs)
     out = []
     for s in sites:
-        left, right = site_prompt(s, sessions[s.file], max_utterances=max_utterances)
+        left, right = site_left_right(s, lines[s.file], max_utterances)
         cands = tuple(f.capitalize() for f in forms) if s.form[:1].isupper() else forms
         out.append(DeterminerSite(id=s.id, left=left, right=right, candidates=cands))
     return out
@@ -189,26 +207,50 @@ def summary_markdown(results: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def run_cac_eval(spec: EvalSpec, progress: ProgressFactory | None = None) -> EvalReport:
-    """Score ``spec.model`` on the CAC folder ``spec.dataset`` and write ``spec.out`` atomically."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CacScored:
+    """One model scored on a set of CAC sites: results dict, per-site frame, model statistics."""
+
+    results: dict[str, Any]
+    frame: Any  # pandas DataFrame, one row per site
+    stats: list[GroupStats]
+    human: list[GroupStats]
+    baseline: float
+    model_name: str
+    scoring_seconds: float
+
+
+def score_cac(
+    spec: EvalSpec,
+    all_sites: Sequence[Site],
+    lines: dict[str, list[str]],
+    alternation: Alternation,
+    human: Sequence[GroupStats],
+    parameters: dict[str, Any],
+    dataset: dict[str, Any],
+    *,
+    progress: ProgressFactory | None = None,
+    scorer: Any = None,
+    model_provenance: dict[str, Any] | None = None,
+) -> CacScored:
+    """Score ``spec.model`` at every child/caretaker site and compute the model-side CAC metrics.
+
+    Shared by the CAC-folder path (:func:`run_cac_eval`) and the release path
+    (:func:`run_cac_release_config`); ``lines`` are each session's context lines, ``human`` the
+    human statistics the model is tested against, ``dataset`` the provenance of the data.
+    """
     from corpusbench.eval.cac import choose_determiners
-    from corpusbench.eval.runner import open_scorer, spec_dict, write_eval_folder
-    from corpusbench.generators.cac.io import load_sites, read_stats
+    from corpusbench.eval.runner import open_scorer, spec_dict
     from corpusbench.generators.cac.model import model_stats, model_tests
-    from corpusbench.generators.cac.plots import plot_overlap, plot_tpr
     from corpusbench.generators.cac.records import ADULT_TPR_BASELINE, SiteChoice
 
-    t0 = time.perf_counter()
-    folder = Path(spec.dataset)
-    manifest = read_json(folder / "manifest.json")
-    alternation = alternation_of(manifest)
-    all_sites, sessions = load_sites(folder)
     sites = select_sites(all_sites, spec.limit)
     if not sites:
-        raise InputError(f"{folder}: no child or caretaker sites to score")
-    dsites = determiner_sites(sites, sessions, alternation, spec.context_utterances)
-    human = read_stats(folder / "human_stats.parquet")
-    scorer, model_prov = open_scorer(spec)
+        raise InputError(f"{spec.dataset}: no child or caretaker sites to score")
+    dsites = determiner_sites_from_lines(sites, lines, alternation, spec.context_utterances)
+    if scorer is None:
+        scorer, model_provenance = open_scorer(spec)
+    model_prov = dict(model_provenance or {})
     from corpusbench.eval.causal import CausalScorer
     from corpusbench.eval.masked import MaskedPllScorer
     from corpusbench.eval.seq2seq import Seq2SeqScorer
@@ -228,56 +270,149 @@ def run_cac_eval(spec: EvalSpec, progress: ProgressFactory | None = None) -> Eva
         )
         for s, d in zip(sites, dets, strict=True)
     ]
-    params = manifest.get("parameters", {})
-    baseline, alpha = params.get("baseline", ADULT_TPR_BASELINE), params.get("alpha", 0.05)
+    baseline = parameters.get("baseline", ADULT_TPR_BASELINE)
+    alpha = parameters.get("alpha", 0.05)
     name = model_prov.get("model_id", spec.model)
     stats = model_stats(sites, choices, source=name, alternation=alternation)
     roles = [r for r in ROLES if any(s.role == r for s in stats)]
     verdicts = {r: model_tests(stats, human, role=r, baseline=baseline, alpha=alpha) for r in roles}
     per_role = _stats_dict(stats, verdicts)
     n = len(sites)
+    accuracy = sum(c.argmax(alternation.labels) == s.choice for s, c in zip(sites, choices, strict=True)) / n
     results = {
         "kind": "cac",
-        "accuracy": sum(c.argmax(alternation.labels) == s.choice for s, c in zip(sites, choices, strict=True))
-        / n,
+        "accuracy": accuracy,
         "accuracy_macro_configs": float(sum(m["accuracy"] for m in per_role.values()) / len(per_role)),
         "n_sites": n,
         "n_truncated": sum(d.truncated for d in dets),
         "window": window,
         "alternation": alternation.describe(),
+        "degenerate": any(m["degenerate"] for m in per_role.values()),
         "configs": per_role,
         "provenance": {
             "model": model_prov,
-            "dataset": {
-                "dataset": str(folder),
-                "kind": "cac",
-                "dataset_fingerprint": manifest.get("fingerprint"),
-                "corpus_fingerprint": manifest.get("corpus_fingerprint"),
-            },
+            "dataset": dataset,
             "scorer": scorer.conventions(),
             "spec": spec_dict(spec),
             "code": code_version(),
         },
     }
+    return CacScored(
+        results=results,
+        frame=_site_frame(sites, dets, choices),
+        stats=stats,
+        human=list(human),
+        baseline=baseline,
+        model_name=name,
+        scoring_seconds=t_score,
+    )
 
+
+def _extras(scored: CacScored) -> Callable[[Path], None]:
     def extras(folder: Path) -> None:
         import pandas as pd
 
-        with atomic_path(folder / "model_stats.csv") as p:
-            pd.DataFrame([s.as_row() for s in stats]).to_csv(p, index=False, float_format="%.6f")
-        both = [*human, *stats]
-        plot_overlap(both, folder / "overlap.png", title=f"CAC D×N overlap: humans and {name}")
-        plot_tpr(both, folder / "tpr.png", baseline=baseline, title=f"CAC TPR: humans and {name}")
+        from corpusbench.generators.cac.plots import plot_overlap, plot_tpr
 
+        name = scored.model_name
+        with atomic_path(folder / "model_stats.csv") as p:
+            pd.DataFrame([s.as_row() for s in scored.stats]).to_csv(p, index=False, float_format="%.6f")
+        both = [*scored.human, *scored.stats]
+        plot_overlap(both, folder / "overlap.png", title=f"CAC D×N overlap: humans and {name}")
+        plot_tpr(both, folder / "tpr.png", baseline=scored.baseline, title=f"CAC TPR: humans and {name}")
+
+    return extras
+
+
+def run_cac_eval(spec: EvalSpec, progress: ProgressFactory | None = None) -> EvalReport:
+    """Score ``spec.model`` on the CAC folder ``spec.dataset`` and write ``spec.out`` atomically."""
+    from corpusbench.eval.runner import write_eval_folder
+    from corpusbench.generators.cac.io import load_sites, read_stats
+    from corpusbench.generators.cac.table import session_lines
+
+    t0 = time.perf_counter()
+    folder = Path(spec.dataset)
+    manifest = read_json(folder / "manifest.json")
+    all_sites, sessions = load_sites(folder)
+    scored = score_cac(
+        spec,
+        all_sites,
+        session_lines(sessions),
+        alternation_of(manifest),
+        read_stats(folder / "human_stats.parquet"),
+        manifest.get("parameters", {}),
+        {
+            "dataset": str(folder),
+            "kind": "cac",
+            "dataset_fingerprint": manifest.get("fingerprint"),
+            "corpus_fingerprint": manifest.get("corpus_fingerprint"),
+        },
+        progress=progress,
+    )
+    n = scored.results["n_sites"]
     return write_eval_folder(
         spec,
-        results,
-        _site_frame(sites, dets, choices),
+        scored.results,
+        scored.frame,
         started=t0,
-        scoring_seconds=t_score,
+        scoring_seconds=scored.scoring_seconds,
         unit="sites",
         n_units=n,
         n_items=n,
-        extras=extras,
+        extras=_extras(scored),
         summary=summary_markdown,
     )
+
+
+def run_cac_release_config(
+    spec: EvalSpec,
+    table: Any,
+    config_entry: dict[str, Any],
+    *,
+    progress: ProgressFactory | None = None,
+    scorer: Any = None,
+    model_provenance: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Score one release config of task ``cac`` (``table``: its rows; ``config_entry``: its manifest
+    entry). Returns a JSON-able dict: ``score`` (MLE agreement with the humans), the model-side
+    metrics per role (expected overlap and bias vs Yang, expected TPR, D×N and TPR tests, the
+    degenerate-model flag), the human statistics recomputed from the rows, and ``sites`` (per-site
+    label probabilities). Pass an open ``scorer`` (with its ``model_provenance``) to reuse a model.
+    """
+    from corpusbench.generators.cac.stats import human_stats
+    from corpusbench.generators.cac.table import table_sites
+
+    params = dict(config_entry.get("parameters") or {})
+    cac_params = dict(params.get("cac_parameters") or params)
+    alternation = alternation_of({"parameters": cac_params})
+    all_sites, lines = table_sites(table)
+    human = human_stats(all_sites, alternation, cac_params.get("zipf_exponent", 1.0))
+    scored = score_cac(
+        spec,
+        all_sites,
+        lines,
+        alternation,
+        human,
+        cac_params,
+        {
+            "dataset": str(spec.dataset),
+            "kind": "cac-release",
+            "config": config_entry.get("name"),
+            "content_fingerprint": config_entry.get("content_fingerprint"),
+        },
+        progress=progress,
+        scorer=scorer,
+        model_provenance=model_provenance,
+    )
+    frame = scored.frame
+    prob_cols = [c for c in frame.columns if c.startswith("p_")]
+    return {
+        **scored.results,
+        "score": scored.results["accuracy"],
+        "model_stats": [s.as_row() for s in scored.stats],
+        "human_stats": [s.as_row() for s in human],
+        "sites": [
+            {"site_id": r["site_id"], **{c[2:]: float(r[c]) for c in prob_cols}}
+            for r in frame[["site_id", *prob_cols]].to_dict("records")
+        ],
+    }

@@ -29,17 +29,26 @@ if TYPE_CHECKING:
 
     from corpusbench.publish.spec import GeneratorSpec, LLMSpec, ReleaseSpec
 
-Task = Literal["minimal_pairs", "prefix_pairs", "other"]
+Task = Literal["minimal_pairs", "prefix_pairs", "cac", "other"]
 #: Columns a config of each task kind must have (string, non-null).
 TASK_COLUMNS: dict[str, tuple[str, ...]] = {
     "minimal_pairs": ("sentence_good", "sentence_bad"),
     "prefix_pairs": ("prefix", "critical_good", "critical_bad"),
+    # CAC: one row per determiner site (corpusbench.generators.cac.table); context_new is a list column
+    "cac": ("site_id", "session", "speaker", "role", "utterance", "determiner", "choice", "noun"),
     "other": (),
 }
 #: Default column roles of each task kind (merged under a config's own ``roles``).
 TASK_ROLES: dict[str, dict[str, str]] = {
     "minimal_pairs": {"good": "sentence_good", "bad": "sentence_bad"},
     "prefix_pairs": {"prefix": "prefix", "good": "critical_good", "bad": "critical_bad"},
+    "cac": {
+        "id": "site_id",
+        "group": "dyad",
+        "context": "context_new",
+        "text": "utterance",
+        "choice": "choice",
+    },
     "other": {},
 }
 CONFIG_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,95}$")
