@@ -48,9 +48,20 @@ def _setup_logging(verbose: int) -> None:
     )
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from corpusbench import __version__
+
+        typer.echo(f"corpusbench {__version__}")
+        raise typer.Exit()
+
+
 @app.callback()
 def _root(
     verbose: int = typer.Option(0, "--verbose", "-v", count=True, help="More log output (-vv for debug)."),
+    version: bool = typer.Option(
+        False, "--version", callback=_print_version, is_eager=True, help="Print the version and exit."
+    ),
 ) -> None:
     _setup_logging(verbose)
 

@@ -72,7 +72,10 @@ def audit(
     release: Path = typer.Argument(..., help="A built release folder (releases/build/NAME/VERSION)."),
     spec: Path | None = typer.Option(None, "--spec", help="The release spec (to find the corpus paths)."),
     models: Path | None = typer.Option(
-        None, "--models", help="Where baselines are trained/reused (default RELEASE/.baselines)."
+        None,
+        "--models",
+        help="Where baselines are trained/reused (default: RELEASE/../../.baselines, i.e. "
+        "releases/build/.baselines, shared by every release built there).",
     ),
     order: int = typer.Option(5, "--order", "-n", help="n-gram order."),
     retrain: bool = typer.Option(False, "--retrain", help="Train even if matching models exist."),

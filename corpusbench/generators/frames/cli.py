@@ -1,8 +1,9 @@
 """``corpusbench frames``: S-clusters from frames, and clustering evaluation against them.
 
-``corpusbench frames CORPUS --train-vocab STATS --out DIR`` generates (the default subcommand,
-``generate``); ``frames eval`` scores clusterings (also exposed as ``eval_clusters_cmd`` for
-``corpusbench eval clusters``); ``frames split`` makes the held-out train/test split of a corpus folder.
+``corpusbench frames build CORPUS --train-vocab STATS --out DIR`` builds the S-clusters; ``frames split``
+makes the held-out train/test split of a corpus folder. Clusterings are scored by ``corpusbench eval
+clusters`` (``eval_clusters_cmd``, defined here). Old spellings still work, with a deprecation line:
+``frames CORPUS ...`` and ``frames generate`` (now ``frames build``), ``frames eval`` (now ``eval clusters``).
 """
 
 from __future__ import annotations
@@ -12,34 +13,40 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
+from corpusbench.aliases import DefaultCommandGroup, add_alias
 from corpusbench.console import make_console
 
 console = make_console()
 
 
-class _DefaultGenerate(typer.core.TyperGroup):
-    """``frames CORPUS ...`` means ``frames generate CORPUS ...``."""
+class _FramesGroup(DefaultCommandGroup):
+    """``frames CORPUS ...`` (deprecated) means ``frames build CORPUS ...``."""
 
-    def parse_args(self, ctx, args):  # type: ignore[no-untyped-def]
-        if args and args[0] not in self.commands and args[0] not in ("--help", "-h"):
-            args = ["generate", *args]
-        return super().parse_args(ctx, args)
+    default_command = "build"
+    cli_name = "corpusbench frames"
 
 
 frames_app = typer.Typer(
-    cls=_DefaultGenerate,
-    help="S-clusters from frames (CORPUS --train-vocab STATS --out DIR) and substitutable precision/recall.",
+    cls=_FramesGroup,
+    help="S-clusters from frames: `frames split` a corpus, `frames build` the S-clusters of its test part; "
+    "score word clusterings against them with `corpusbench eval clusters`.",
     no_args_is_help=True,
 )
 
 
 def register(app: typer.Typer) -> None:
-    """Add ``corpusbench frames`` (generate, eval, split) to the app."""
+    """Add ``corpusbench frames`` (build, split; deprecated: generate, eval) to the app."""
     app.add_typer(frames_app, name="frames")
+    add_alias(
+        frames_app, "generate", build_cmd, old="corpusbench frames generate", new="corpusbench frames build"
+    )
+    add_alias(
+        frames_app, "eval", eval_clusters_cmd, old="corpusbench frames eval", new="corpusbench eval clusters"
+    )
 
 
-@frames_app.command("generate")
-def generate_cmd(
+@frames_app.command("build")
+def build_cmd(
     corpus: str = typer.Argument(..., help="Test corpus: a text file or folder (any corpusbench reader)."),
     train_vocab: Path = typer.Option(..., "--train-vocab", help="Stats folder of the training corpus."),
     out: Path = typer.Option(..., "--out", "-o", help="Output folder (written atomically)."),
@@ -75,9 +82,8 @@ def generate_cmd(
     console.print(table)
 
 
-@frames_app.command("eval")
 def eval_clusters_cmd(
-    frames: Path = typer.Option(..., "--frames", help="Output folder of `corpusbench frames`."),
+    frames: Path = typer.Option(..., "--frames", help="Output folder of `corpusbench frames build`."),
     clustering: list[Path] = typer.Option(
         [],
         "--clustering",

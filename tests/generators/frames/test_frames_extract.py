@@ -119,7 +119,7 @@ def test_cli_generate_and_eval(tiny: dict[str, Path], tmp_path: Path) -> None:
     runner = CliRunner()
     out = tmp_path / "cli"
     res = runner.invoke(
-        app, ["frames", str(tiny["test"]), "--train-vocab", str(tiny["stats"]), "--out", str(out)]
+        app, ["frames", "build", str(tiny["test"]), "--train-vocab", str(tiny["stats"]), "--out", str(out)]
     )
     assert res.exit_code == 0, res.output
     assert "S-clusters" in res.output and (out / "sclusters.parquet").is_file()
@@ -128,8 +128,8 @@ def test_cli_generate_and_eval(tiny: dict[str, Path], tmp_path: Path) -> None:
     res = runner.invoke(
         app,
         [
-            "frames",
             "eval",
+            "clusters",
             "--frames",
             str(out),
             "--clustering",
@@ -145,7 +145,7 @@ def test_cli_generate_and_eval(tiny: dict[str, Path], tmp_path: Path) -> None:
     assert [r["unclustered"] for r in results["rows"]] == ["merge", "split"]
     assert results["rows"][1]["sp"] == 1.0 and results["rows"][1]["gold_matched_accuracy"] == 1.0
     assert (tmp_path / "ev" / "sp_vs_pp.png").is_file()
-    res = runner.invoke(app, ["frames", "eval", "--frames", str(out)])
+    res = runner.invoke(app, ["eval", "clusters", "--frames", str(out)])
     assert res.exit_code == 2 and "nothing to evaluate" in res.output
 
 
