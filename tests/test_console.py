@@ -1,23 +1,46 @@
-"""CLI consoles: wide in logs and pipes (no cut tables), COLUMNS respected."""
+"""Consoles: wide in logs and pipes, COLUMNS respected; wide result tables keep their headers whole."""
 
 from __future__ import annotations
 
-from rich.table import Table
+import io
+from types import SimpleNamespace
+
+import pytest
+from rich.console import Console
 
 from corpusbench.console import LOG_WIDTH, make_console
 
 
-def test_console_is_wide_when_not_a_terminal(monkeypatch, capsys):
+def test_log_console_is_wide(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("COLUMNS", raising=False)
-    con = make_console()
-    assert not con.is_terminal and con.width == LOG_WIDTH
-    table = Table(*(f"baseline-{i}" for i in range(9)))
-    table.add_row(*(f"{0.5 + i / 100:.3f}" for i in range(9)))
-    con.print(table)
-    out = capsys.readouterr().out
-    assert "baseline-8" in out and "0.580" in out  # nothing folded away at 80 columns
+    assert make_console().width == LOG_WIDTH  # pytest captures stdout: not a terminal
 
 
-def test_columns_decides_when_set(monkeypatch):
+def test_columns_env_wins(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("COLUMNS", "100")
     assert make_console(stderr=True).width == 100
+
+
+def test_ltswap_funnel_fits_80_columns(monkeypatch: pytest.MonkeyPatch) -> None:
+    from corpusbench.generators.ltswap import cli
+    from corpusbench.generators.ltswap.funnel import STAGES, Funnel
+    from corpusbench.generators.ltswap.records import SUBTASKS
+
+    funnel = Funnel()
+    for stage, n in zip(STAGES, (140, 140, 140, 82, 34, 6, 6), strict=True):
+        funnel.add("wordswap", 3, stage, n)
+    funnel.drop(SUBTASKS[1], 2, "not_same_lemma", 64)
+    buf = io.StringIO()
+    monkeypatch.setattr(cli, "console", Console(file=buf, width=80, color_system=None))
+    result = SimpleNamespace(
+        out="out/demo/ltswap",
+        funnel=funnel,
+        quadruplets={sub: [object()] * 6 if sub == "wordswap" else [] for sub in SUBTASKS},
+        manifest={"llm_report": {"calls": 231}, "seconds": 64},
+    )
+    cli._print(result)
+    table = buf.getvalue().split("wordswap:")[0]  # the reason lines after it are soft-wrapped on purpose
+    assert max(len(line) for line in table.splitlines()) <= 80
+    for stage in STAGES:  # whole stage names, not 'candida' / 'confirm' / 'generat'
+        assert f" {stage} " in table, table
+    assert "…" not in table

@@ -134,13 +134,13 @@ def _print(result) -> None:  # type: ignore[no-untyped-def]
     from corpusbench.generators.ltswap.funnel import STAGES, empty_reason
     from corpusbench.generators.ltswap.records import SUBTASKS
 
-    table = Table(title=f"LT-Swap funnel → {result.out}")
-    table.add_column("subtask")
+    # One row per stage, one column per subtask: a funnel reads top to bottom and fits 80 columns.
+    table = Table("stage", *SUBTASKS, title=f"LT-Swap funnel → {result.out}")
+    for col in table.columns[1:]:
+        col.justify = "right"
+    totals = {sub: result.funnel.totals(sub) for sub in SUBTASKS}
     for s in STAGES:
-        table.add_column(s[:7], justify="right")
-    for sub in SUBTASKS:
-        t = result.funnel.totals(sub)
-        table.add_row(sub, *(f"{t[s]:,}" for s in STAGES))
+        table.add_row(s, *(f"{totals[sub][s]:,}" for sub in SUBTASKS))
     console.print(table)
     for sub in SUBTASKS:
         if not result.quadruplets[sub]:
