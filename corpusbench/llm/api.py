@@ -51,7 +51,7 @@ class LLMSpec:
     timeout: float = 180.0
     max_retries: int = 3
     max_model_len: int | None = 2048
-    dtype: str | None = None  # None: bfloat16 for vllm, float32 on CPU for transformers
+    dtype: str | None = None  # None: picked from the hardware (llm/hardware.py: fp32 on AVX2-only CPUs)
     vllm_python: str | None = None
     batch_size: int = 8  # transformers
     chunk_size: int = 256  # vllm: prompts per batched engine call; ray: per batch (at most 64)
@@ -92,7 +92,7 @@ def open_backend(spec: LLMSpec) -> Backend:
         return cls(
             local_model,
             python=spec.vllm_python,
-            dtype=spec.dtype or "bfloat16",  # type: ignore[call-arg]
+            dtype=spec.dtype,  # type: ignore[call-arg]
             max_model_len=spec.max_model_len,
             chunk_size=spec.chunk_size,
         )

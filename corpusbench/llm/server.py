@@ -20,6 +20,7 @@ from pathlib import Path
 import httpx
 
 from corpusbench.errors import BackendError, ConfigError
+from corpusbench.llm.hardware import default_dtype
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_MODEL_DIR = REPO_ROOT / "models" / "smollm2-135m-instruct"
@@ -64,7 +65,7 @@ class ServerSpec:
     host: str = "127.0.0.1"
     port: int = DEFAULT_PORT
     max_model_len: int = 2048
-    dtype: str = "bfloat16"
+    dtype: str = field(default_factory=lambda: default_dtype())  # fp32 on AVX2-only CPUs (hardware.py)
     enforce_eager: bool = True  # CPU: skips the torch.compile warm-up (startup 90 s -> ~25 s)
     python: str | None = None
     extra_args: tuple[str, ...] = ()

