@@ -55,9 +55,10 @@ def stats(
     config: str | None = typer.Option(None, "--config", help="Dataset config name (Hub datasets)."),
     revision: str | None = typer.Option(None, "--revision", help="Dataset revision (Hub datasets)."),
     doc_unit: str = typer.Option(
-        "line",
+        "auto",
         "--doc-unit",
-        help="Text files: 'line' (one document per line) or 'paragraph' (blank-line separated).",
+        help="Text files: 'line' (one document per line), 'paragraph' (blank-line separated) or "
+        "'auto' (paragraph when the text is hard-wrapped, like a Gutenberg book; else line).",
     ),
     encoding: str = typer.Option("utf-8", "--encoding", help="Text encoding of the corpus files."),
     max_line_bytes: int = typer.Option(1_000_000, "--max-line-bytes", help="Longest accepted line."),
@@ -96,6 +97,7 @@ def stats(
     )
     check_tagger(params.tagger, params.lang)  # fail before the progress bar starts
     resolve_reader(spec)
+    err = make_console(stderr=True)
     columns = (
         TextColumn("[bold]stats[/]"),
         BarColumn(bar_width=None),
@@ -103,7 +105,6 @@ def stats(
         TransferSpeedColumn(),
         TimeElapsedColumn(),
     )
-    err = make_console(stderr=True)
     with Progress(*columns, console=err, transient=True, disable=not err.is_terminal) as bar:
         task = bar.add_task("stats", total=None, docs=0)
         report = compute_stats(
@@ -134,6 +135,10 @@ def stats(
     for k, v in rows:
         table.add_row(k, v)
     console.print(table)
+    unit = m["corpus"]["doc_unit"]
+    if m["corpus"]["reader"] in ("text", "files"):
+        override = " (--doc-unit line|paragraph to override)" if unit["chosen_by"] == "auto" else ""
+        console.print(f"one document per {unit['unit']} ({unit['chosen_by']}: {unit['reason']}){override}")
     _print_bins(report.out)
 
 

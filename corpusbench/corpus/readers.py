@@ -9,6 +9,7 @@ and everything computed from it — is deterministic.
 
 from __future__ import annotations
 
+import functools
 import gzip
 import hashlib
 import io
@@ -16,15 +17,17 @@ import json
 import logging
 import os
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from corpusbench.corpus.docunit import DocUnitChoice, detect_doc_unit
 from corpusbench.corpus.records import CorpusFingerprint, Document
 from corpusbench.errors import ConfigError, InputError
 
 log = logging.getLogger(__name__)
 
+DOC_UNITS = ("auto", "line", "paragraph")
 READERS = ("auto", "text", "jsonl", "parquet", "hf-disk", "hub", "chat")
 TEXT_SUFFIXES = {".txt", ".text", ".tok", ".train", ".dev", ".test"}
 COMPRESSED = {".gz", ".zst"}
@@ -42,7 +45,9 @@ class CorpusSpec:
     config: str | None = None
     revision: str | None = None
     encoding: str = "utf-8"
-    doc_unit: str = "line"  # "line" | "paragraph"
+    doc_unit: str = (
+        "auto"  # "line" | "paragraph" | "auto" (``corpus.docunit``: paragraph for hard-wrapped text)
+    )
     max_line_bytes: int = 1_000_000
     paragraph_max_chars: int = 65_536
     limit: int | None = None  # stop after this many documents (quick looks)
@@ -51,8 +56,10 @@ class CorpusSpec:
     def __post_init__(self) -> None:
         if self.reader not in READERS:
             raise ConfigError(f"unknown reader {self.reader!r}; choose one of {', '.join(READERS)}")
-        if self.doc_unit not in ("line", "paragraph"):
-            raise ConfigError(f"unknown document unit {self.doc_unit!r}; choose 'line' or 'paragraph'")
+        if self.doc_unit not in DOC_UNITS:
+            raise ConfigError(
+                f"unknown document unit {self.doc_unit!r}; choose one of {', '.join(DOC_UNITS)}"
+            )
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -312,9 +319,37 @@ _FILE_READERS: dict[str, Callable[[Path, str, CorpusSpec], Iterator[Document]]] 
 }
 
 
+def choose_doc_unit(spec: CorpusSpec) -> DocUnitChoice:
+    """The document unit of the corpus's text files: the user's, or detected for ``auto``."""
+    if spec.doc_unit != "auto":
+        return DocUnitChoice(unit=spec.doc_unit, chosen_by="user", reason="--doc-unit")
+    try:
+        stamp = os.stat(spec.path).st_mtime_ns
+    except OSError:
+        stamp = 0
+    return _detect_doc_unit(spec.path, spec.reader, spec.encoding, spec.max_line_bytes, stamp)
+
+
+@functools.lru_cache(maxsize=16)
+def _detect_doc_unit(
+    path: str, reader: str, encoding: str, max_line_bytes: int, _stamp: int
+) -> DocUnitChoice:
+    kind = resolve_reader(CorpusSpec(path=path, reader=reader))
+    if kind not in ("text", "files"):
+        return DocUnitChoice(unit="line", chosen_by="auto", reason=f"{kind} input (no text files)")
+    files = [f for f in iter_files(Path(path)) if kind == "text" or file_kind(f) == "text"]
+    return detect_doc_unit(files, encoding, max_line_bytes)
+
+
+def with_doc_unit(spec: CorpusSpec) -> CorpusSpec:
+    """``spec`` with ``auto`` replaced by the detected unit (every shard then reads the same way)."""
+    return spec if spec.doc_unit != "auto" else replace(spec, doc_unit=choose_doc_unit(spec).unit)
+
+
 def read_corpus(spec: CorpusSpec) -> Iterator[Document]:
     """Stream the documents of a corpus in a deterministic order."""
     kind = resolve_reader(spec)
+    spec = with_doc_unit(spec)
     if kind == "hf-disk":
         stream = _hf_disk_documents(spec)
     elif kind == "hub":

@@ -24,6 +24,7 @@ from corpusbench.corpus.readers import (
     load_saved_dataset,
     read_corpus,
     resolve_reader,
+    with_doc_unit,
 )
 from corpusbench.errors import InputError
 
@@ -93,6 +94,7 @@ def _file_pieces(spec: CorpusSpec, shard_bytes: int) -> Iterator[tuple[Piece, in
 def plan_shards(spec: CorpusSpec, shard_bytes: int, fp: Fingerprinter | None = None) -> Iterator[Shard]:
     """Shards in a fixed order with ids 0, 1, 2, ... Inline shards update ``fp`` as they are read;
     file shards do not (fingerprint the stream separately, see ``corpus_fingerprint``)."""
+    spec = with_doc_unit(spec)
     if not splittable(spec):
         yield from _inline_shards(spec, shard_bytes, fp)
         return
@@ -129,6 +131,7 @@ def _inline_shards(spec: CorpusSpec, shard_bytes: int, fp: Fingerprinter | None)
 
 def shard_texts(spec: CorpusSpec, shard: Shard) -> Iterator[str]:
     """The document texts of a shard, exactly as ``read_corpus`` yields them, in order."""
+    spec = with_doc_unit(spec)  # one unit for the whole corpus, not one per file
     if shard.texts is not None:
         yield from shard.texts
         return

@@ -16,7 +16,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +25,13 @@ import pyarrow.parquet as pq
 
 from corpusbench.corpus.counting import PartialStats
 from corpusbench.corpus.executors import Executor, make_executor
-from corpusbench.corpus.readers import CorpusSpec, Fingerprinter, read_corpus, resolve_reader
+from corpusbench.corpus.readers import (
+    CorpusSpec,
+    Fingerprinter,
+    choose_doc_unit,
+    read_corpus,
+    resolve_reader,
+)
 from corpusbench.corpus.shards import Shard, plan_shards, shard_texts, splittable
 from corpusbench.corpus.taggers import Tagger, check_tagger, make_tagger, tag_in_chunks
 from corpusbench.errors import ConfigError, InputError
@@ -249,6 +255,10 @@ def compute_stats(
         raise ConfigError("shard and chunk sizes must be positive")
     tagger = check_tagger(params.tagger, params.lang)
     reader = resolve_reader(spec)  # raises for a missing path before anything is written
+    unit = choose_doc_unit(spec)
+    spec = replace(spec, doc_unit=unit.unit)
+    if reader in ("text", "files"):
+        log.info("documents: one per %s (%s: %s)", unit.unit, unit.chosen_by, unit.reason)
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise InputError(f"{out}: output path exists and is not a directory")
@@ -271,7 +281,12 @@ def compute_stats(
             "kind": "corpusbench.stats",
             "format_version": 1,
             "language": params.lang,
-            "corpus": {"spec": spec.as_dict(), "reader": reader, "fingerprint": fingerprint.as_dict()},
+            "corpus": {
+                "spec": spec.as_dict(),
+                "reader": reader,
+                "doc_unit": unit.as_dict(),
+                "fingerprint": fingerprint.as_dict(),
+            },
             "tagger": describe,
             "parameters": params.as_dict(),
             "totals": {
