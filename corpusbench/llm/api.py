@@ -20,17 +20,47 @@ BACKENDS: dict[str, str] = {
     "scripted": "corpusbench.llm.scripted:ScriptedBackend",
     "ray": "corpusbench.llm.ray_backend:RayBackend",  # batches over a pool of endpoints (Ray actors)
 }
-ALIASES = {"vllm-server": "openai", "vllm-engine": "vllm", "hf": "transformers"}
+# One set of user-facing backend names for every command that talks to an LLM (ltswap, llm, fitclams):
+BACKEND_NAMES: dict[str, str] = {  # user-facing name -> backend
+    "vllm-server": "openai",  # vLLM's OpenAI-compatible server (at --base-url; ltswap starts one without it)
+    "vllm-engine": "vllm",  # vLLM in a worker process, no server
+    "transformers": "transformers",
+    "openai": "openai",  # any OpenAI-compatible server at --base-url
+    "ray": "ray",
+}
+DEFAULT_BACKEND = "vllm-server"
+BACKEND_HELP = (
+    "vllm-server (vLLM's OpenAI-compatible server; default), vllm-engine (in-process vLLM), transformers, "
+    "openai (any OpenAI-compatible server at --base-url), ray (batches over the endpoints in --base-url)."
+)
+DEPRECATED_BACKENDS = {"vllm": "vllm-engine", "hf": "transformers"}  # old `llm --backend` spellings
+ALIASES = {**{k: v for k, v in BACKEND_NAMES.items() if k != v}, **{"hf": "transformers"}}
 DEFAULT_BASE_URL = f"http://127.0.0.1:{DEFAULT_PORT}/v1"
 DEFAULT_CACHE = Path(".cache") / "llm.sqlite"
+
+
+def canonical_backend(name: str, *, warn: bool = True) -> str:
+    """The user-facing name of ``name``: deprecated spellings are mapped (with a one-line warning)."""
+    if name in DEPRECATED_BACKENDS:
+        new = DEPRECATED_BACKENDS[name]
+        if warn:
+            from corpusbench.aliases import warn_deprecated
+
+            warn_deprecated(f"--backend {name}", f"--backend {new}")
+        return new
+    if name in BACKEND_NAMES or name == "scripted":
+        return name
+    near = difflib.get_close_matches(name, list(BACKEND_NAMES), n=2)
+    hint = f" Did you mean: {', '.join(near)}?" if near else ""
+    raise ConfigError(f"unknown LLM backend {name!r} (known: {', '.join(BACKEND_NAMES)}).{hint}")
 
 
 def backend_class(name: str) -> type[Backend]:
     key = ALIASES.get(name, name)
     if key not in BACKENDS:
-        near = difflib.get_close_matches(name, [*BACKENDS, *ALIASES], n=2)
+        near = difflib.get_close_matches(name, [*BACKEND_NAMES, *BACKENDS], n=2)
         hint = f" Did you mean: {', '.join(near)}?" if near else ""
-        raise ConfigError(f"unknown LLM backend {name!r} (known: {', '.join(BACKENDS)}).{hint}")
+        raise ConfigError(f"unknown LLM backend {name!r} (known: {', '.join(BACKEND_NAMES)}).{hint}")
     module, attr = BACKENDS[key].split(":")
     return getattr(importlib.import_module(module), attr)
 

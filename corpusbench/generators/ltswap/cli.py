@@ -1,4 +1,9 @@
-"""``corpusbench ltswap``: LT-Swap quadruplets (WordSwap, InflectionSwap, AgreementSwap) from a corpus."""
+"""``corpusbench ltswap``: LT-Swap quadruplets (WordSwap, InflectionSwap, AgreementSwap) and their judge.
+
+``ltswap build CORPUS --out DIR`` generates; ``ltswap judge ITEMS.jsonl --out OUT.jsonl`` re-judges
+given quadruplets; ``ltswap judge-check`` measures a judge on the shipped calibration set. The old
+spelling ``ltswap CORPUS ...`` still means ``ltswap build CORPUS ...`` (with a deprecation line).
+"""
 
 from __future__ import annotations
 
@@ -8,38 +13,60 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
+from corpusbench.aliases import DefaultCommandGroup
 from corpusbench.console import make_console
+from corpusbench.llm.api import BACKEND_HELP, DEFAULT_BACKEND
 
 console = make_console()
 
 
+class _LtswapGroup(DefaultCommandGroup):
+    """``ltswap CORPUS ...`` (deprecated) means ``ltswap build CORPUS ...``."""
+
+    default_command = "build"
+    cli_name = "corpusbench ltswap"
+
+
+ltswap_app = typer.Typer(
+    cls=_LtswapGroup,
+    help="LT-Swap: `ltswap build` quadruplets from a corpus; `ltswap judge` re-judges quadruplets; "
+    "`ltswap judge-check` measures a judge on the calibration set.",
+    no_args_is_help=True,
+)
+
+LLM_BACKEND = typer.Option(DEFAULT_BACKEND, "--llm-backend", help=BACKEND_HELP)
+MODEL = typer.Option(
+    None,
+    "--model",
+    "-m",
+    help="Model folder / hub id, or the served name (default: Qwen2.5-Coder-1.5B-Instruct from "
+    "`make judge-model`; on a GPU the paper's setting is meta-llama/Llama-3.1-8B-Instruct).",
+)
+BASE_URL = typer.Option(None, "--base-url", help="Server URL for vllm-server/openai (none: start one).")
+FILTER_RULE = typer.Option(
+    None, "--filter-rule", help="strict (paper: all 4 answers right), debiased or pointwise (default)."
+)
+THRESHOLD = typer.Option(None, "--threshold", help="Margin threshold of debiased/pointwise (default 0).")
+
+
 def register(app: typer.Typer) -> None:
-    app.command("ltswap")(ltswap)
+    app.add_typer(ltswap_app, name="ltswap")
 
 
 def _csv(value: str | None) -> tuple[str, ...] | None:
     return tuple(v.strip() for v in value.split(",") if v.strip()) if value else None
 
 
+@ltswap_app.command("build")
 def ltswap(
     corpus: str = typer.Argument(..., help="The corpus (anything `corpusbench stats` reads)."),
     out: Path = typer.Option(..., "--out", "-o", help="Output folder: <subtask>.parquet, funnel, manifest."),
     stats: Path | None = typer.Option(
         None, "--stats", help="A stats folder of CORPUS (default: OUT/stats, computed if missing or stale)."
     ),
-    llm_backend: str = typer.Option(
-        "transformers",
-        "--llm-backend",
-        help="transformers (local, default), "
-        "vllm-server (at --base-url, or one started for the run without --base-url), openai, vllm-engine.",
-    ),
-    model: str | None = typer.Option(
-        None,
-        "--model",
-        "-m",
-        help="Model folder / hub id, or the served name (default: SmolLM2-135M-Instruct).",
-    ),
-    base_url: str | None = typer.Option(None, "--base-url", help="Server URL for vllm-server/openai."),
+    llm_backend: str = LLM_BACKEND,
+    model: str | None = MODEL,
+    base_url: str | None = BASE_URL,
     cache: Path | None = typer.Option(
         None, "--cache", help="LLM result cache (default OUT/llm-cache.sqlite); a killed run resumes from it."
     ),
@@ -74,6 +101,8 @@ def ltswap(
         "--llm-filter/--no-llm-filter",
         help="Judge each quadruplet with 4 LLM prompts (paper: yes); off keeps all checked drafts unjudged.",
     ),
+    filter_rule: str | None = FILTER_RULE,
+    threshold: float | None = THRESHOLD,
     batch_size: int = typer.Option(8, "--batch-size", help="transformers backend: prompts per batch."),
     workers: int = typer.Option(1, "--workers", "-w", help="Workers for the stats step."),
 ) -> None:
@@ -92,6 +121,8 @@ def ltswap(
         check_pos=pos_check,
         confirm_inflections=confirm,
         llm_filter=llm_filter,
+        filter_threshold=threshold,
+        **({"filter_rule": filter_rule} if filter_rule else {}),
         **{k: v for k, v in (("subtasks", _csv(subtasks)), ("rules", _csv(rules))) if v},
     )
     from corpusbench.generators.ltswap.session import corpus_stats, open_run_llm
@@ -154,3 +185,146 @@ def _print(result) -> None:  # type: ignore[no-untyped-def]
         f"LLM: {rep.get('calls', 0):,} calls, {rep.get('cache_hits', 0):,} cache hits, "
         f"{rep.get('failures', 0):,} failures; {result.manifest['seconds']} s"
     )
+
+
+def _judge_llm(
+    stack: contextlib.ExitStack,
+    llm_backend: str,
+    model: str | None,
+    base_url: str | None,
+    cache: Path | None,
+    log_dir: Path,
+    batch_size: int,
+):  # type: ignore[no-untyped-def]
+    from corpusbench.generators.ltswap.session import open_run_llm
+
+    return stack.enter_context(
+        open_run_llm(
+            backend=llm_backend,
+            model=model,
+            base_url=base_url,
+            cache=cache or Path(".cache") / "llm.sqlite",
+            log_dir=log_dir,
+            batch_size=batch_size,
+            say=make_console(stderr=True).print,
+        )
+    )
+
+
+@ltswap_app.command("judge")
+def judge_cmd(
+    items: Path = typer.Argument(
+        ...,
+        help="Quadruplets, one JSON object a line: id, subtask, w1, w2, "
+        "s1_good, s2_good, s1_bad, s2_bad[, rule, context1, context2, tag1, tag2, lang].",
+    ),
+    out: Path = typer.Option(
+        ..., "--out", "-o", help="Verdicts as JSON lines: id, keep, rule, threshold, margins."
+    ),
+    filter_rule: str | None = FILTER_RULE,
+    threshold: float | None = THRESHOLD,
+    llm_backend: str = LLM_BACKEND,
+    model: str | None = MODEL,
+    base_url: str | None = BASE_URL,
+    cache: Path | None = typer.Option(None, "--cache", help="LLM result cache (default .cache/llm.sqlite)."),
+    nonce: str = typer.Option("blick", "--nonce", help="Nonce word of WordSwap's pairwise game."),
+    batch_size: int = typer.Option(8, "--batch-size", help="transformers backend: prompts per batch."),
+) -> None:
+    """Run only the LT-Swap filter on given quadruplets (e.g. re-filter a release with a stronger judge)."""
+    from corpusbench.generators.ltswap.calibration import read_items
+    from corpusbench.generators.ltswap.judging import FilterRule, judge_items
+    from corpusbench.io import write_jsonl
+
+    rule = FilterRule(filter_rule or FilterRule().name, threshold)
+    parsed, _ = read_items(items)  # a bad line fails here, before any model is loaded
+    with contextlib.ExitStack() as stack:
+        llm = _judge_llm(stack, llm_backend, model, base_url, cache, out.parent, batch_size)
+        verdicts = judge_items(llm, parsed, rule, nonce)
+        describe = llm.describe()
+    rows = [
+        {
+            "id": it.id,
+            "keep": v.keep,
+            "rule": v.rule,
+            "threshold": v.threshold,
+            "margins": list(v.margins) if v.margins else None,
+            "reason": v.reason,
+        }
+        for it, v in zip(parsed, verdicts, strict=True)
+    ]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    write_jsonl(out, rows)
+    kept = sum(r["keep"] for r in rows)
+    console.print(
+        f"{kept:,} of {len(rows):,} kept ({rule.name}, threshold {rule.threshold}; "
+        f"judge {describe.get('model')}) → {out}"
+    )
+
+
+@ltswap_app.command("judge-check")
+def judge_check_cmd(
+    items: Path | None = typer.Option(
+        None, "--items", help="Labelled items (default: the shipped calibration set)."
+    ),
+    filter_rules: list[str] = typer.Option(
+        None, "--filter-rule", help="Rule(s) to measure (repeatable; default: all three)."
+    ),
+    threshold: float | None = THRESHOLD,
+    llm_backend: str = LLM_BACKEND,
+    model: str | None = MODEL,
+    base_url: str | None = BASE_URL,
+    cache: Path | None = typer.Option(None, "--cache", help="LLM result cache (default .cache/llm.sqlite)."),
+    out: Path | None = typer.Option(None, "--out", "-o", help="Write the figures as JSON."),
+    batch_size: int = typer.Option(8, "--batch-size", help="transformers backend: prompts per batch."),
+) -> None:
+    """Measure a judge on labelled quadruplets: accuracy, first-option rate, keep-precision, keep-recall."""
+    from corpusbench.generators.ltswap.calibration import CALIBRATION_SET, read_items, score
+    from corpusbench.generators.ltswap.judging import RULES, FilterRule, judge_items
+    from corpusbench.io import write_json
+
+    src = items or CALIBRATION_SET
+    parsed, labels = read_items(src, labelled=True)
+    rules = [FilterRule(r, threshold) for r in (filter_rules or RULES)]
+    report: dict = {"items": str(src), "n": len(parsed), "rules": {}}
+    with contextlib.ExitStack() as stack:
+        llm = _judge_llm(
+            stack, llm_backend, model, base_url, cache, (out or Path("out/x")).parent, batch_size
+        )
+        report["llm"] = llm.describe()
+        for rule in rules:
+            verdicts = judge_items(llm, [_no_rule(it) for it in parsed], rule)
+            rows = score(parsed, labels, verdicts)
+            report["rules"][rule.name] = {**rule.describe(), "scores": [r.as_dict() for r in rows]}
+            _print_scores(
+                f"judge {report['llm'].get('model')} · rule {rule.name} (threshold {rule.threshold})", rows
+            )
+    if out is not None:
+        write_json(out, report)
+        console.print(f"figures → {out}")
+
+
+def _no_rule(item):  # type: ignore[no-untyped-def]
+    import dataclasses
+
+    return dataclasses.replace(item, rule=None)
+
+
+def _pct(x: float | None) -> str:
+    return "—" if x is None else f"{100 * x:.0f}%"
+
+
+def _print_scores(title: str, rows) -> None:  # type: ignore[no-untyped-def]
+    table = Table(title=title)
+    for c in ("subtask", "n", "valid", "accuracy", "first-option", "keep-precision", "keep-recall"):
+        table.add_column(c, justify="left" if c == "subtask" else "right")
+    for r in rows:
+        table.add_row(
+            r.subtask,
+            str(r.n),
+            str(r.valid),
+            _pct(r.accuracy),
+            _pct(r.first_option_rate),
+            _pct(r.keep_precision),
+            _pct(r.keep_recall),
+        )
+    console.print(table)

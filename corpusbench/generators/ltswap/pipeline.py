@@ -23,7 +23,7 @@ from corpusbench.generators.ltswap.candidates import (
     inflection_pairs,
     seeded_sample,
 )
-from corpusbench.generators.ltswap.filtering import assemble, filter_requests, judge, pick_nonce
+from corpusbench.generators.ltswap.filtering import assemble, draft_item, pick_nonce
 from corpusbench.generators.ltswap.funnel import Funnel
 from corpusbench.generators.ltswap.generation import (
     PosChecker,
@@ -33,6 +33,7 @@ from corpusbench.generators.ltswap.generation import (
     word_outcome,
     word_request,
 )
+from corpusbench.generators.ltswap.judging import FilterRule, judge_items
 from corpusbench.generators.ltswap.lexicon import EnglishLexicon
 from corpusbench.generators.ltswap.morph import LANGS as MORPH_LANGS
 from corpusbench.generators.ltswap.morph import build_morph_candidates
@@ -44,7 +45,6 @@ from corpusbench.generators.ltswap.records import (
     Candidate,
     InflectionPair,
     Quadruplet,
-    Verdict,
 )
 from corpusbench.llm.records import ChoiceRequest, ChoiceResult, GenRequest, GenResult
 
@@ -76,6 +76,8 @@ class LtswapParams:
     confirm_inflections: bool = True  # ask the LLM whether each pair is one lemma (off: trust the lexicon)
     nonce: str = "blick"
     llm_filter: bool = True  # off: keep every paired draft unjudged (for LLMs too weak to judge; say so)
+    filter_rule: str = FilterRule().name  # strict (paper) | debiased | pointwise; see judging.py
+    filter_threshold: float | None = None  # None: the rule's default
 
     def __post_init__(self) -> None:
         if self.lang not in ("en", *MORPH_LANGS):
@@ -93,6 +95,7 @@ class LtswapParams:
             )
         if self.max_per_bin is not None and self.max_per_bin < 1:
             raise ConfigError(f"--max-per-bin must be at least 1 (got {self.max_per_bin})")
+        FilterRule(self.filter_rule, self.filter_threshold)  # validates the rule name
         if self.agreement_samples < 1 or self.pairs_per_word < 1:
             raise ConfigError("--agreement-samples and --pairs-per-word must be at least 1")
 
@@ -225,18 +228,19 @@ def run_ltswap(
     drafts += inflswap_drafts(infl, outcomes, raw, params.lang, funnel, rejects)
     drafts += agrswap_drafts(agr_items, results, vocab, params.lang, funnel, rejects)
 
-    # the LLM filter: 4 prompts per draft, all must be right
+    # the LLM filter: 4 prompts per draft under the run's rule
     nonce = pick_nonce(params.nonce, vocab)
-    flat = [r for d in drafts for r in filter_requests(d, nonce, params.lang)] if params.llm_filter else []
-    answers = llm.choose(flat, _bar(progress, "filter")) if flat else []
+    rule = FilterRule(params.filter_rule, params.filter_threshold)
+    items = [draft_item(d, params.lang) for d in drafts]
+    verdicts = judge_items(llm, items, rule, nonce, _bar(progress, "filter")) if params.llm_filter else []
     quads: dict[str, list[Quadruplet]] = {s: [] for s in SUBTASKS}
     for n, d in enumerate(drafts):
-        verdict, margin = judge(answers[4 * n : 4 * n + 4]) if params.llm_filter else (Verdict.keep(), None)
-        if verdict.ok:
+        j = verdicts[n] if params.llm_filter else None
+        if j is None or j.keep:
             funnel.add(d.subtask, d.bin, "kept")
-            quads[d.subtask].append(assemble(d, margin))
+            quads[d.subtask].append(assemble(d, j))
         else:
-            funnel.drop(d.subtask, d.bin, verdict.reason)
+            funnel.drop(d.subtask, d.bin, j.reason)
     for s in quads:
         quads[s].sort(key=lambda q: (q.bin, q.rule, q.w1, q.w2, q.id))
     meta = manifest(
@@ -244,6 +248,7 @@ def run_ltswap(
         llm=llm,
         params=params.as_dict(),
         nonce=nonce,
+        judge=rule.describe() if params.llm_filter else None,
         lexicon=lexicon_info,
         cand_report=cand_report,
         funnel=funnel,

@@ -21,11 +21,17 @@ AGREEMENT = {
     "ANAPHORLONG": "ltswap/agreement_anaphor_long.v1",
     "DET": "ltswap/agreement_det.v1",
 }
+# the judge (judging.py): pairwise prompts read without a forced "[", and pointwise yes/no prompts
+JUDGE_CHOOSE_NONCE = "ltswap/judge_choose_nonce.v2"
+JUDGE_CHOOSE_GRAMMATICAL = "ltswap/judge_choose_grammatical.v2"
+JUDGE_YES_NO_SENSE = "ltswap/judge_yes_no_sense.v1"
+JUDGE_YES_NO_GRAMMATICAL = "ltswap/judge_yes_no_grammatical.v1"
+JUDGE = (JUDGE_CHOOSE_NONCE, JUDGE_CHOOSE_GRAMMATICAL, JUDGE_YES_NO_SENSE, JUDGE_YES_NO_GRAMMATICAL)
 # French and German (WordSwap only): the language is named in the prompt
 WORD_LANG = "ltswap/word_sentence_lang.v1"
 FILTER_NONCE_LANG = "ltswap/filter_nonce_lang.v1"
 LANGUAGE_NAMES = {"en": "English", "fr": "French", "de": "German"}
-ALL = (WORD, SAME_LEMMA, FILTER_NONCE, FILTER_GRAMMATICAL, *AGREEMENT.values(), WORD_LANG, FILTER_NONCE_LANG)
+ALL = (WORD, SAME_LEMMA, *AGREEMENT.values(), WORD_LANG, *JUDGE)
 
 POS_DESCRIPTIONS = {
     "NN": "noun",

@@ -116,7 +116,9 @@ class Quadruplet:
     s2_bad: str
     context1: str = ""
     context2: str = ""
-    filter_margin: float | None = None  # smallest log-prob margin of the 4 judge answers (logprob path)
+    filter_rule: str = ""  # strict | debiased | pointwise ("" when unjudged)
+    filter_margin: float | None = None  # the smaller of the two pair margins (judging.py), log-prob units
+    filter_margins: tuple[float, ...] = ()  # per minimal pair: (S1 vs S1*, S2 vs S2*)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -2,7 +2,8 @@
 
 ``corpus_stats`` loads a given stats folder or reuses/computes one under the output folder;
 ``open_run_llm`` opens the LLM behind the persistent answer cache and, for ``vllm-server`` without
-a URL, serves the model on a free loopback port for the duration of the ``with`` block.
+a URL, serves the model on a free loopback port for the duration of the ``with`` block. Without
+``model``, local backends use the default LT-Swap writer/judge (``make judge-model``).
 """
 
 from __future__ import annotations
@@ -53,13 +54,18 @@ def open_run_llm(
 ) -> Iterator[CachedLLM]:
     """The run's LLM; a ``vllm-server`` backend without ``base_url`` gets its own server (stopped after)."""
     from corpusbench.llm import LLMSpec, open_llm
-    from corpusbench.llm.api import DEFAULT_BASE_URL
+    from corpusbench.llm.api import DEFAULT_BASE_URL, canonical_backend
 
+    backend = canonical_backend(backend)
+    if model is None and backend in ("vllm-server", "vllm-engine", "transformers") and base_url is None:
+        from corpusbench.assets.judge_model import default_judge_model
+
+        model = default_judge_model()
     with contextlib.ExitStack() as stack:
         if backend == "vllm-server" and base_url is None:
-            from corpusbench.llm.server import DEFAULT_MODEL_DIR, ServerSpec, VLLMServer, free_port
+            from corpusbench.llm.server import ServerSpec, VLLMServer, free_port
 
-            server = ServerSpec(model=model or str(DEFAULT_MODEL_DIR), port=free_port())
+            server = ServerSpec(model=str(model), port=free_port())
             log_dir.mkdir(parents=True, exist_ok=True)
             say(
                 f"starting a vLLM server for {server.name} on {server.base_url} "

@@ -68,6 +68,11 @@ class RuleLLM(ScriptedBackend):
         for r in reqs:
             if r.id.startswith("lemma:"):
                 self.top[r.prompt] = [("yes", -0.1), ("no", -2.3)]
+            elif r.id.startswith("judge:pointwise:"):  # sentences 0, 2 are good, 1, 3 swapped
+                good = int(r.id.rsplit(":", 1)[1]) % 2 == 0
+                if set(re.split(r"[:~]", r.id)) & self.wrong:
+                    good = not good
+                self.top[r.prompt] = [("yes", -0.1), ("no", -2.5)] if good else [("no", -0.1), ("yes", -2.5)]
             else:
                 want = "AB"[int(r.id.rsplit(":", 1)[1]) % 2]
                 words = set(re.split(r"[:~]", r.id))
@@ -136,7 +141,7 @@ def test_funnel_and_manifest(first_run):
         assert res.funnel.totals(sub)["kept"] == len(res.quadruplets[sub])
     m = res.manifest
     assert m["corpus"]["fingerprint"]["sha256"] and m["code"]["corpusbench"]
-    assert m["llm"]["backend"] == "scripted" and len(m["prompts"]) == 11
+    assert m["llm"]["backend"] == "scripted" and len(m["prompts"]) == 12
     assert m["counts"] == {s: len(q) for s, q in res.quadruplets.items()}
     assert (out / "lt" / "funnel.json").exists() and (out / "lt" / "candidates.parquet").exists()
 
@@ -149,8 +154,24 @@ def test_filter_drops_what_the_judge_gets_wrong(first_run, slice_stats, tmp_path
     assert victim not in {q.w1 for q in res2.quadruplets["wordswap"]} | {
         q.w2 for q in res2.quadruplets["wordswap"]
     }
-    assert res2.funnel.reason_totals("wordswap")["filter_rejected"] >= 1
+    assert res2.funnel.reason_totals("wordswap")["filter_below_threshold"] >= 1  # default rule: pointwise
     assert len(res2.quadruplets["agrswap"]) == len(res.quadruplets["agrswap"])
+    assert res2.manifest["judge"]["rule"] == "pointwise" and res2.manifest["judge"]["prompts"]
+
+
+@pytest.mark.parametrize("rule", ["strict", "debiased"])
+def test_pairwise_rules_drop_what_the_judge_gets_wrong(first_run, slice_stats, tmp_path, rule):
+    _, res, _ = first_run
+    victim = res.quadruplets["agrswap"][0].w1
+    params = LtswapParams(max_per_bin=3, seed=0, filter_rule=rule)
+    res2 = run_ltswap(
+        slice_stats, CachedLLM(RuleLLM(wrong={victim}), tmp_path / "c.sqlite"), params, tmp_path / "o"
+    )
+    kept = res2.quadruplets["agrswap"]
+    assert kept and victim not in {q.w1 for q in kept}
+    reason = "filter_rejected" if rule == "strict" else "filter_below_threshold"
+    assert res2.funnel.reason_totals("agrswap")[reason] >= 1
+    assert all(q.filter_rule == rule and len(q.filter_margins) == 2 and q.filter_margin > 0 for q in kept)
 
 
 def test_same_seed_and_cache_give_identical_output_without_calls(first_run, slice_stats, tmp_path):
@@ -209,6 +230,7 @@ def test_cli_with_an_llm_that_answers_nothing(slice_stats, tmp_path):
         app,
         [
             "ltswap",
+            "build",
             "unused",
             "--stats",
             str(slice_stats.path),
@@ -236,6 +258,7 @@ def test_cli_bad_input(tmp_path, slice_stats):
         app, ["ltswap", "x", "--stats", str(tmp_path / "nope"), "--out", str(tmp_path / "o")]
     )
     assert r.exit_code == 2 and "not a corpusbench stats folder" in r.output
+    assert "deprecated" in r.output  # `ltswap CORPUS` is the old spelling of `ltswap build CORPUS`
     r = CliRunner().invoke(
         app,
         [

@@ -1,0 +1,95 @@
+"""Judge calibration: how well a judge (model + filter rule) keeps valid quadruplets and drops invalid ones.
+
+The shipped set ``data/judge_calibration.jsonl`` (158 hand-written items: WordSwap, InflectionSwap,
+AgreementSwap; English plus French and German) labels each quadruplet ``keep``: true for a valid
+one (each swap makes its sentence wrong), false for an invalid one (near-synonym swaps that stay
+sensible, inflection or number swaps that stay grammatical). Per subtask it reports accuracy
+(verdict == label), first-option rate (pairwise rules: share of "A" answers; 50% is unbiased),
+keep-precision (valid among kept) and keep-recall (kept among valid).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from corpusbench.errors import InputError
+from corpusbench.generators.ltswap.judging import JudgeItem, Judgement
+
+CALIBRATION_SET = Path(__file__).with_name("data") / "judge_calibration.jsonl"
+
+
+def read_items(path: str | Path, *, labelled: bool = False) -> tuple[list[JudgeItem], list[bool]]:
+    """Items of a JSON-lines file (and their ``keep`` labels when ``labelled``); errors name the line."""
+    import json
+
+    path = Path(path)
+    if not path.is_file():
+        raise InputError(f"{path}: no such items file")
+    items: list[JudgeItem] = []
+    labels: list[bool] = []
+    seen: set[str] = set()
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        where = f"{path}:{n}"
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise InputError(f"{where}: not valid JSON ({e.msg} at column {e.colno})") from None
+        item = JudgeItem.from_dict(row, where)
+        if item.id in seen:
+            raise InputError(f"{where}: duplicate id {item.id!r}")
+        seen.add(item.id)
+        if labelled:
+            if not isinstance(row.get("keep"), bool):
+                raise InputError(f"{where}: calibration items need a boolean 'keep' label")
+            labels.append(row["keep"])
+        items.append(item)
+    if not items:
+        raise InputError(f"{path}: no items")
+    return items, labels
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Scores:
+    subtask: str
+    n: int
+    valid: int
+    accuracy: float
+    first_option_rate: float | None
+    keep_precision: float | None
+    keep_recall: float | None
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _ratio(a: int, b: int) -> float | None:
+    return round(a / b, 4) if b else None
+
+
+def score(items: Sequence[JudgeItem], labels: Sequence[bool], verdicts: Sequence[Judgement]) -> list[Scores]:
+    """Per subtask (and ``all``): accuracy, first-option rate, keep-precision, keep-recall."""
+    out = []
+    subtasks = sorted({it.subtask for it in items}, key=("wordswap", "inflswap", "agrswap").index)
+    for sub in (*subtasks, "all"):
+        rows = [
+            (lab, v) for it, lab, v in zip(items, labels, verdicts, strict=True) if sub in ("all", it.subtask)
+        ]
+        kept = [lab for lab, v in rows if v.keep]
+        firsts = [v.first_option for _, v in rows if v.first_option is not None]
+        out.append(
+            Scores(
+                subtask=sub,
+                n=len(rows),
+                valid=sum(lab for lab, _ in rows),
+                accuracy=round(sum(lab == v.keep for lab, v in rows) / len(rows), 4),
+                first_option_rate=_ratio(sum(firsts), 4 * len(firsts)),
+                keep_precision=_ratio(sum(kept), len(kept)),
+                keep_recall=_ratio(sum(kept), sum(lab for lab, _ in rows)),
+            )
+        )
+    return out

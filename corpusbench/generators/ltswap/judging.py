@@ -1,0 +1,230 @@
+"""The LT-Swap judge: three filter rules over one quadruplet (S1, S2 good; S1*, S2* swapped).
+
+Each rule asks 4 questions-prompts and turns the answers into two *question margins* (one per
+minimal pair, in log-prob units; > 0 means the judge prefers the good side):
+
+- ``strict`` (the paper): 4 pairwise prompts (each pair in both orders); keep only if all 4 answers
+  are the expected letter. Margins as for ``debiased`` (recorded, not used to decide).
+- ``debiased``: the same 4 prompts; per pair, the expected letter's log-prob lead summed over both
+  orders, so a judge that always says "A" scores ~0. Keep if both margins exceed the threshold.
+- ``pointwise``: one yes/no prompt per sentence (no option position at all); per pair,
+  (log P(yes) - log P(no)) of the good sentence minus that of the swapped one. Keep if both exceed
+  the threshold.
+
+WordSwap's pairwise prompts play the nonce-word game (§2.2): the corpus sentence of each word,
+with the word replaced by a nonce word, then both generated sentences with their targets replaced.
+Options are read from the first answer token (no forced "[": tokenizers differ).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from corpusbench.errors import ConfigError, InputError
+from corpusbench.generators.ltswap import prompting
+from corpusbench.generators.ltswap.checks import match_case, nonce_form
+from corpusbench.llm.records import ChoiceRequest, ChoiceResult
+
+RULES = ("strict", "debiased", "pointwise")
+DEFAULT_RULE = "pointwise"  # chosen on the calibration set (docs/ltswap.md, `ltswap judge-check`)
+DEFAULT_THRESHOLDS = {"strict": 0.0, "debiased": 0.0, "pointwise": 0.0}
+EXPECTED = ("A", "B", "A", "B")  # pairwise prompts: (good, bad), (bad, good) for pair 1, then pair 2
+LP_FLOOR = -20.0  # log-prob of an option absent from the top tokens
+GEN_MARGIN = 5.0  # |margin| of an answer read from generated text (no log-probs)
+SUBTASK_NAMES = ("wordswap", "inflswap", "agrswap")
+FIELDS = ("w1", "w2", "s1_good", "s2_good", "s1_bad", "s2_bad")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class JudgeItem:
+    """One quadruplet to judge. ``context1/2``: corpus sentences of w1/w2 (WordSwap's nonce game);
+    ``tag1/2``: PTB tags of w1/w2 (the nonce word is inflected like them; guessed when empty)."""
+
+    id: str
+    subtask: str
+    w1: str
+    w2: str
+    s1_good: str
+    s2_good: str
+    s1_bad: str
+    s2_bad: str
+    context1: str = ""
+    context2: str = ""
+    tag1: str = ""
+    tag2: str = ""
+    lang: str = "en"
+    rule: str | None = None  # per-item rule (judge command); None: the run's rule
+
+    @classmethod
+    def from_dict(cls, row: Mapping[str, Any], where: str) -> JudgeItem:
+        """Validated item; a bad field is an ``InputError`` naming ``where`` (e.g. ``items.jsonl:7``)."""
+        if not isinstance(row, Mapping):
+            raise InputError(f"{where}: expected a JSON object, got {type(row).__name__}")
+        missing = [f for f in ("id", "subtask", *FIELDS) if f not in row]
+        if missing:
+            raise InputError(f"{where}: missing field(s) {', '.join(missing)}")
+        if row["subtask"] not in SUBTASK_NAMES:
+            raise InputError(f"{where}: subtask {row['subtask']!r} is not one of {', '.join(SUBTASK_NAMES)}")
+        if row.get("rule") is not None and row["rule"] not in RULES:
+            raise InputError(f"{where}: rule {row['rule']!r} is not one of {', '.join(RULES)}")
+        for f in (*FIELDS, "context1", "context2", "tag1", "tag2", "lang"):
+            if f in row and not isinstance(row[f], str):
+                raise InputError(f"{where}: field {f!r} must be a string")
+        for f in FIELDS:
+            if not row[f].strip():
+                raise InputError(f"{where}: field {f!r} is empty")
+        if row["subtask"] == "wordswap":
+            for f, w in (("context1", "w1"), ("context2", "w2"), ("s1_good", "w1"), ("s2_good", "w2")):
+                if row.get(f) and not _find(row[f], row[w]):
+                    raise InputError(f"{where}: {f} does not contain {w} {row[w]!r}")
+        known = {f.name for f in cls.__dataclass_fields__.values()}  # type: ignore[attr-defined]
+        return cls(**{k: (str(v) if k == "id" else v) for k, v in row.items() if k in known})
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Judgement:
+    keep: bool
+    reason: str  # "" when kept; filter_rejected | filter_below_threshold | filter_no_answer
+    rule: str
+    threshold: float
+    margins: tuple[float, float] | None  # per minimal pair, log-prob units
+    first_option: int | None  # pairwise rules: how many of the 4 answers were "A"
+
+    @property
+    def margin(self) -> float | None:
+        return None if self.margins is None else round(min(self.margins), 4)
+
+
+@dataclass(frozen=True, slots=True)
+class FilterRule:
+    name: str = DEFAULT_RULE
+    threshold: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.name not in RULES:
+            raise ConfigError(f"unknown filter rule {self.name!r}; choose from {', '.join(RULES)}")
+        if self.threshold is None:
+            object.__setattr__(self, "threshold", DEFAULT_THRESHOLDS[self.name])
+
+    @property
+    def templates(self) -> tuple[str, ...]:
+        if self.name == "pointwise":
+            return (prompting.JUDGE_YES_NO_SENSE, prompting.JUDGE_YES_NO_GRAMMATICAL)
+        return (prompting.JUDGE_CHOOSE_NONCE, prompting.JUDGE_CHOOSE_GRAMMATICAL)
+
+    def describe(self) -> dict[str, Any]:
+        """Provenance: rule, threshold and the hashes of the templates it renders."""
+        return {
+            "rule": self.name,
+            "threshold": self.threshold,
+            "prompts": {t: prompting.template_hash(t) for t in self.templates},
+        }
+
+    def requests(self, item: JudgeItem, nonce: str = "blick") -> list[ChoiceRequest]:
+        """The 4 prompts of ``item`` under this rule."""
+        lang = prompting.LANGUAGE_NAMES.get(item.lang, item.lang)
+        tag = f"judge:{self.name if self.name == 'pointwise' else 'pairwise'}:{item.id}"
+        if self.name == "pointwise":
+            tpl = self.templates[0 if item.subtask == "wordswap" else 1]
+            sents = (item.s1_good, item.s1_bad, item.s2_good, item.s2_bad)
+            return [
+                ChoiceRequest(
+                    id=f"{tag}:{k}",
+                    prompt=prompting.render(tpl, language=lang, sentence=s),
+                    options=("yes", "no"),
+                )
+                for k, s in enumerate(sents)
+            ]
+        if item.subtask == "wordswap":
+            n1, n2 = _nonce(nonce, item.w1, item.tag1), _nonce(nonce, item.w2, item.tag2)
+            g1, g2 = _replace(item.s1_good, item.w1, n1), _replace(item.s2_good, item.w2, n2)
+            c1 = _replace(item.context1 or item.s1_good, item.w1, n1)
+            c2 = _replace(item.context2 or item.s2_good, item.w2, n2)
+            specs = [(c1, n1, g1, g2), (c1, n1, g2, g1), (c2, n2, g2, g1), (c2, n2, g1, g2)]
+            prompts = [
+                prompting.render(self.templates[0], nonce=n, context=c, a=a, b=b, language=lang)
+                for c, n, a, b in specs
+            ]
+        else:
+            s1, s2, b1, b2 = item.s1_good, item.s2_good, item.s1_bad, item.s2_bad
+            pairs = [(s1, b1), (b1, s1), (s2, b2), (b2, s2)]
+            prompts = [prompting.render(self.templates[1], a=a, b=b, language=lang) for a, b in pairs]
+        return [ChoiceRequest(id=f"{tag}:{k}", prompt=p, options=("A", "B")) for k, p in enumerate(prompts)]
+
+    def judge(self, results: Sequence[ChoiceResult]) -> Judgement:
+        """The verdict on the 4 answers to ``requests``."""
+        base = {"rule": self.name, "threshold": float(self.threshold or 0.0)}
+        if len(results) != 4 or not all(r.ok and r.choice is not None for r in results):
+            return Judgement(keep=False, reason="filter_no_answer", margins=None, first_option=None, **base)
+        if self.name == "pointwise":
+            y = [option_margin(r, "yes", "no") for r in results]
+            margins = (y[0] - y[1], y[2] - y[3])
+            first = None
+        else:
+            m = [
+                option_margin(r, want, "B" if want == "A" else "A")
+                for r, want in zip(results, EXPECTED, strict=True)
+            ]
+            margins = (m[0] + m[1], m[2] + m[3])
+            first = sum(r.choice == "A" for r in results)
+        margins = (round(margins[0], 4), round(margins[1], 4))
+        if self.name == "strict":
+            ok = all(r.choice == want for r, want in zip(results, EXPECTED, strict=True))
+            reason = "" if ok else "filter_rejected"
+        else:
+            ok = min(margins) > base["threshold"]
+            reason = "" if ok else "filter_below_threshold"
+        return Judgement(keep=ok, reason=reason, margins=margins, first_option=first, **base)
+
+
+def option_margin(res: ChoiceResult, want: str, other: str) -> float:
+    """log P(want) - log P(other) at the answer token; ±GEN_MARGIN when read from generated text."""
+    if res.path != "logprobs" or len(res.logprobs) != 2:
+        return GEN_MARGIN if res.choice == want else -GEN_MARGIN
+    i = 0 if want in ("A", "yes") else 1
+    lw, lo = res.logprobs[i], res.logprobs[1 - i]
+
+    def fin(x: float | None) -> float:
+        return LP_FLOOR if x is None or not math.isfinite(x) else max(x, LP_FLOOR)
+
+    return fin(lw) - fin(lo)
+
+
+_SUFFIX_TAGS = (("ing", "VBG"), ("ed", "VBD"), ("s", "NNS"))
+
+
+def _nonce(nonce: str, word: str, tag: str) -> str:
+    if not tag:
+        low = word.lower()
+        tag = next((t for suf, t in _SUFFIX_TAGS if low.endswith(suf) and len(low) > len(suf) + 2), "")
+    return nonce_form(nonce, tag)
+
+
+def _pattern(word: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<!\w){re.escape(word)}(?!\w)", flags=re.IGNORECASE)
+
+
+def _find(text: str, word: str) -> bool:
+    return _pattern(word).search(text) is not None
+
+
+def _replace(text: str, word: str, by: str) -> str:
+    """``text`` with every whole-word occurrence of ``word`` replaced by ``by`` (case kept)."""
+    return _pattern(word).sub(lambda m: match_case(by, m.group(0)), text)
+
+
+def judge_items(
+    llm: Any, items: Sequence[JudgeItem], rule: FilterRule, nonce: str = "blick", progress: Any = None
+) -> list[Judgement]:
+    """Judge every item (its own ``rule`` if set, else ``rule``) in one batch of LLM calls."""
+    rules = [FilterRule(it.rule, None) if it.rule and it.rule != rule.name else rule for it in items]
+    reqs = [r for it, fr in zip(items, rules, strict=True) for r in fr.requests(it, nonce)]
+    answers = llm.choose(reqs, progress) if reqs else []
+    return [fr.judge(answers[4 * n : 4 * n + 4]) for n, fr in enumerate(rules)]
