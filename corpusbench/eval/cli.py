@@ -6,15 +6,37 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import click
 import typer
 from rich.table import Table
+from typer.core import TyperGroup
 
 from corpusbench.console import make_console
 
 console = make_console()
-eval_app = typer.Typer(
-    help="Evaluate models on minimal pairs.", no_args_is_help=False, invoke_without_command=True
+EVAL_HELP = (
+    "Evaluate models on corpusbench releases and minimal pairs.\n\n"
+    "`corpusbench eval run --dataset RELEASE --model M` scores every config of a release with its task: "
+    "minimal pairs (BLiMP-style), LT-Swap (score = mean of bin × subtask accuracies), FIT-CLAMS (mean over "
+    "paradigms, per frequency bin, ΔP OLS) and CAC (determiner choice); configs it does not score are "
+    "listed as skipped. `eval report` tabulates runs, `eval clusters` scores frames S-clusters; "
+    "`corpusbench compare` makes the papers' tables and figures."
 )
+
+
+class _EvalGroup(TyperGroup):
+    """``corpusbench eval --dataset ...`` / ``corpusbench eval PATH ...`` (old spellings) run ``eval run``."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if args and args[0] not in self.commands and args[0] not in ("--help", "-h"):
+            make_console(stderr=True).print(
+                "[yellow]note:[/] `corpusbench eval ARGS` is deprecated; use `corpusbench eval run ARGS`"
+            )
+            args = ["run", *args]
+        return super().parse_args(ctx, args)
+
+
+eval_app = typer.Typer(help=EVAL_HELP, cls=_EvalGroup, no_args_is_help=True)
 
 
 def register(app: typer.Typer) -> None:
@@ -24,16 +46,28 @@ def register(app: typer.Typer) -> None:
         eval_clusters_cmd
     )
     app.add_typer(eval_app, name="eval")
+    app.command("compare", help="Compare eval runs: the papers' table (Markdown + CSV), CIs, figures.")(
+        compare_cmd
+    )
 
 
 @contextmanager
 def _progress() -> Iterator[Callable[[str, int], Callable[[int], None]]]:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
 
     with Progress(
         TextColumn("{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
         TimeRemainingColumn(),
         console=make_console(stderr=True),
         transient=True,
@@ -46,30 +80,46 @@ def _progress() -> Iterator[Callable[[str, int], Callable[[int], None]]]:
         yield factory
 
 
-@eval_app.callback()
-def eval_cmd(
-    ctx: typer.Context,
+@eval_app.command("run")
+def run_cmd(
+    dataset_arg: str = typer.Argument(
+        None, metavar="[DATASET]", help="Same as --dataset (e.g. a release's eval/corpusbench.yaml)."
+    ),
     dataset: str = typer.Option(
         None,
         "--dataset",
         "-d",
-        help="Pairs: file, folder, saved dataset or ORG/NAME[@rev]; or a `corpusbench cac` folder.",
+        help="A release (build folder, its eval/corpusbench.yaml, ORG/NAME[@rev]); pairs file, folder or "
+        "saved dataset; or a `corpusbench cac` folder.",
     ),
-    model: str = typer.Option(None, "--model", "-m", help="Model folder or Hub id (ID@revision allowed)."),
-    out: Path = typer.Option(None, "--out", "-o", help="Output folder (written atomically)."),
+    model: str = typer.Option(
+        None, "--model", "-m", help="Model folder, Hub id (ID@revision allowed) or ngram:BASELINE_DIR."
+    ),
+    out: Path = typer.Option(
+        None, "--out", "-o", help="Output folder, written atomically (default: eval-results/<model>)."
+    ),
     arch: str = typer.Option("auto", help="auto | causal | mlm | seq2seq"),
     device: str = typer.Option("cpu", help="cpu | cuda[:N]"),
     dtype: str = typer.Option("float32", help="float32 | bfloat16 | float16 (GPU)"),
     batch_tokens: int = typer.Option(2048, help="Token budget per forward batch."),
     configs: str = typer.Option("", help="Comma-separated configs to evaluate (default: all)."),
     group_col: str = typer.Option(
-        None, help="Column for per-group accuracy (default: group/subtask/paradigm/UID)."
+        None, help="Plain pairs data: column for per-group accuracy (default: group/subtask/paradigm/UID)."
     ),
     bos: str = typer.Option("prepend", help="Causal first-token convention: prepend (score it) | none."),
     pll: str = typer.Option("within_word_l2r", help="Masked PLL: within_word_l2r | original."),
-    scoring: str = typer.Option("auto", help="auto (critical-region spans where given) | full."),
+    scoring: str = typer.Option(
+        "auto", help="auto: the critical region where the data gives one (FIT-CLAMS verb) | full: sentences."
+    ),
     limit: int = typer.Option(
-        None, help="At most this many pairs per config (CAC: first sites per dyad and role); smoke runs."
+        None,
+        help="At most this many pairs per config: a seeded sample stratified over group × bin (see "
+        "--limit-mode); CAC folders: first sites per dyad and role. For smoke runs.",
+    ),
+    limit_mode: str = typer.Option("stratified", help="--limit sample: stratified | first (the first rows)."),
+    seed: int = typer.Option(0, help="Seed of the --limit sample."),
+    train_corpus: str = typer.Option(
+        None, help="FIT-CLAMS: the release corpus the model was trained on (its bins and counts are used)."
     ),
     context_utterances: int = typer.Option(
         None, help="CAC: at most this many earlier utterances as context (default: the whole session)."
@@ -86,21 +136,23 @@ def eval_cmd(
         True, help="Causal: run token prefixes shared by several sentences once (same scores, faster)."
     ),
 ) -> None:
-    """Score a model on minimal pairs: results.json, scores.parquet, plots and summary.md in --out."""
-    if ctx.invoked_subcommand is not None:
-        return
+    """Score a model on a release or on minimal pairs: results.json (with `benchmarks`), scores.parquet,
+    plots and summary.md in --out."""
     from corpusbench.errors import ConfigError
-    from corpusbench.eval.runner import EvalSpec, run_eval
+    from corpusbench.eval.runner import EvalSpec, default_out, run_eval
 
-    missing = [n for n, v in (("--dataset", dataset), ("--model", model), ("--out", out)) if not v]
+    if dataset_arg and dataset and dataset_arg != dataset:
+        raise ConfigError(f"give the dataset once (got {dataset_arg!r} and --dataset {dataset!r})")
+    dataset = dataset or dataset_arg
+    missing = [n for n, v in (("--dataset", dataset), ("--model", model)) if not v]
     if missing:
-        raise ConfigError(f"corpusbench eval needs {', '.join(missing)}")
+        raise ConfigError(f"corpusbench eval run needs {', '.join(missing)}")
     if batch_tokens < 16:
         raise ConfigError(f"--batch-tokens must be at least 16, got {batch_tokens}")
     spec = EvalSpec(
         dataset=dataset,
         model=model,
-        out=out,
+        out=out or default_out(model),
         arch=arch,
         device=device,
         dtype=dtype,
@@ -111,6 +163,9 @@ def eval_cmd(
         pll=pll,
         scoring=scoring,
         limit=limit,
+        limit_mode=limit_mode,
+        seed=seed,
+        train_corpus=train_corpus,
         context_utterances=context_utterances,
         context_step=context_step,
         trust_remote_code=trust_remote_code,
@@ -118,12 +173,18 @@ def eval_cmd(
     )
     with _progress() as factory:
         report = run_eval(spec, progress=factory)
-    console.print(f"{model}: {report.n_pairs} items, accuracy {report.accuracy:.4f}", soft_wrap=True)
+    acc = "n/a" if report.accuracy is None else f"{report.accuracy:.4f}"
+    console.print(f"{model}: {report.n_pairs} items, accuracy {acc}", soft_wrap=True)
+    for name, b in report.benchmarks.items():
+        score = b.get("score")
+        console.print(f"{name} score: {'n/a' if score is None else f'{score:.4f}'}")
     table = Table()
     table.add_column("config")
     table.add_column("accuracy", justify="right")
-    for cfg, acc in report.per_config.items():
-        table.add_row(cfg, "n/a" if acc is None else f"{acc:.4f}")
+    for cfg, acc_ in report.per_config.items():
+        table.add_row(cfg, "n/a" if acc_ is None else f"{acc_:.4f}")
+    for cfg, why in report.skipped.items():
+        table.add_row(cfg, f"skipped: {why}")
     console.print(table)
     console.print(f"wrote {report.out} in {report.seconds:.1f}s")
 
@@ -155,3 +216,18 @@ def report_cmd(
     if out:
         with atomic_write(out) as fh:
             fh.write(cmp.markdown())
+
+
+def compare_cmd(
+    runs: list[Path] = typer.Argument(..., help="Eval output folders (`corpusbench eval run --out`)."),
+    out: Path = typer.Option(..., "--out", "-o", help="Folder for compare.md, compare.csv and figures."),
+    boot: int = typer.Option(2000, help="Bootstrap resamples for the 95% CIs."),
+    seed: int = typer.Option(0, help="Bootstrap seed."),
+) -> None:
+    """The papers' comparison table (rows models; benchmark scores, LT-Swap subtasks and bins, FIT-CLAMS
+    paradigms, CAC), bootstrap 95% CIs, Spearman averaged across models, spread ratio and figures."""
+    from corpusbench.eval.compare import write_comparison
+
+    written = write_comparison(runs, out, n_boot=boot, seed=seed)
+    console.print((out / "compare.md").read_text(encoding="utf-8"), soft_wrap=True, markup=False)
+    console.print(f"wrote {', '.join(written)} in {out}")

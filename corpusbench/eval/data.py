@@ -23,6 +23,7 @@ import pandas as pd
 
 from corpusbench.errors import BackendError, InputError
 from corpusbench.eval.records import MinimalPair, Span
+from corpusbench.eval.release import Release
 from corpusbench.provenance import file_sha256, fingerprint
 
 DATA_EXT = (".jsonl", ".json", ".csv", ".tsv", ".parquet")
@@ -145,13 +146,37 @@ def _hub_tables(
     return tables, sha
 
 
-def _span(row: dict[str, Any], which: str, text: str, where: str) -> Span | None:
-    val = row.get(f"span_{which}")
-    if val is None and f"span_{which}_start" in row:
-        val = (row[f"span_{which}_start"], row[f"span_{which}_end"])
-    if val is None and f"{which}_start" in row:  # FIT-CLAMS pair rows: good_start/good_end, bad_start/bad_end
-        val = (row[f"{which}_start"], row[f"{which}_end"])
-    if val is None or (isinstance(val, float) and math.isnan(val)) or (isinstance(val, str) and not val):
+def guess_roles(columns: Sequence[str], group_col: str | None) -> dict[str, str]:
+    """Column roles of plain pairs data (not a release, which declares its roles): BLiMP-style names."""
+    cols = set(columns)
+    roles = {"good": "sentence_good", "bad": "sentence_bad"}
+    id_col = next((c for c in ID_COLUMNS if c in cols), None)
+    roles |= {"id": id_col} if id_col else {}
+    roles |= {"group": group_col} if group_col else {}
+    roles |= {"bin": "bin"} if "bin" in cols else {}
+    for w in ("good", "bad"):
+        if f"span_{w}" in cols:
+            roles[f"span_{w}"] = f"span_{w}"
+        for pre in (f"span_{w}_", f"{w}_"):  # span_good_start/_end or FIT-CLAMS good_start/good_end
+            if f"{pre}start" in cols and f"{w}_start" not in roles:
+                roles[f"{w}_start"], roles[f"{w}_end"] = f"{pre}start", f"{pre}end"
+        roles |= {f"prefix_{w}": f"prefix_{w}"} if f"prefix_{w}" in cols else {}
+    return roles
+
+
+def _missing(val: Any) -> bool:
+    return val is None or (isinstance(val, float) and math.isnan(val)) or (isinstance(val, str) and not val)
+
+
+def _span(row: dict[str, Any], roles: dict[str, str], which: str, text: str, where: str) -> Span | None:
+    if f"span_{which}" in roles:
+        val = row.get(roles[f"span_{which}"])
+    elif f"{which}_start" in roles:
+        val = (row[roles[f"{which}_start"]], row[roles[f"{which}_end"]])
+        val = None if any(_missing(v) for v in val) else val
+    else:
+        return None
+    if val is None or _missing(val):
         return None
     try:
         s, e = (int(x) for x in val)
@@ -162,39 +187,66 @@ def _span(row: dict[str, Any], which: str, text: str, where: str) -> Span | None
     return (s, e)
 
 
-def _prefix(row: dict[str, Any], which: str, where: str) -> str | None:
-    val = row.get(f"prefix_{which}")
-    if val is None or (isinstance(val, float) and math.isnan(val)) or val == "":
+def _prefix(row: dict[str, Any], col: str | None, where: str) -> str | None:
+    val = row.get(col) if col else None
+    if _missing(val):
         return None
     if not isinstance(val, str):
-        raise InputError(f"{where}: prefix_{which} must be text, got {val!r}")
+        raise InputError(f"{where}: {col} must be text, got {val!r}")
     return val
 
 
-def table_pairs(df: pd.DataFrame, config: str, where: str, group_col: str | None) -> list[MinimalPair]:
-    """Validate one config's table and turn its rows into pairs."""
+#: Roles the pair record holds itself; every other role's value goes into ``MinimalPair.meta``.
+BASE_ROLES = frozenset(
+    {"good", "bad", "id", "group", "bin", "prefix", "prefix_good", "prefix_bad", "span_good", "span_bad"}
+    | {f"{w}_{e}" for w in ("good", "bad") for e in ("start", "end")}
+)
+
+
+def table_pairs(
+    df: pd.DataFrame,
+    config: str,
+    where: str,
+    group_col: str | None,
+    roles: dict[str, str] | None = None,
+) -> list[MinimalPair]:
+    """Validate one config's table and turn its rows into pairs.
+
+    ``roles`` (role -> column, a release's declaration) says which column is what; without it the
+    BLiMP-style names are used (:func:`guess_roles`) and ``freq_*`` columns go into ``meta``.
+    """
     if df.empty:
         raise InputError(f"{where}: no rows (empty config {config!r})")
-    missing = [c for c in REQUIRED if c not in df.columns]
+    if roles is None:
+        if group_col and group_col not in df.columns:
+            raise InputError(
+                f"{where}: grouping column {group_col!r} not found; found {', '.join(map(str, df.columns))}"
+            )
+        roles = guess_roles(list(df.columns), group_col)
+        extra = [(k, k) for k in sorted(df.columns) if str(k).startswith(FREQ_PREFIX)]
+    else:
+        if group_col:
+            roles = {**roles, "group": group_col}
+        extra = sorted((k, c) for k, c in roles.items() if k not in BASE_ROLES)
+    missing = sorted({c for c in (roles["good"], roles["bad"], *roles.values()) if c not in df.columns})
     if missing:
         raise InputError(
             f"{where}: missing column(s) {', '.join(missing)}; found {', '.join(map(str, df.columns))}"
         )
-    if group_col and group_col not in df.columns:
-        raise InputError(
-            f"{where}: grouping column {group_col!r} not found; found {', '.join(map(str, df.columns))}"
-        )
-    id_col = next((c for c in ID_COLUMNS if c in df.columns), None)
+    good_col, bad_col, id_col = roles["good"], roles["bad"], roles.get("id")
+    group, bin_col = roles.get("group"), roles.get("bin")
+    pre_good = roles.get("prefix_good", roles.get("prefix"))
+    pre_bad = roles.get("prefix_bad", roles.get("prefix"))
     pairs = []
     for i, row in enumerate(df.to_dict("records")):
         at = f"{where}: row {i + 1}"
-        good, bad = row["sentence_good"], row["sentence_bad"]
-        for name, val in (("sentence_good", good), ("sentence_bad", bad)):
+        good, bad = row[good_col], row[bad_col]
+        for name, val in ((good_col, good), (bad_col, bad)):
             if not isinstance(val, str) or not val.strip():
                 raise InputError(f"{at}: {name} is empty or not text")
-        b = row.get("bin")
+        b = row.get(bin_col) if bin_col else None
         rid = row[id_col] if id_col else i
-        if rid is None or (isinstance(rid, float) and math.isnan(rid)) or rid == "":
+        if _missing(rid):
             raise InputError(f"{at}: {id_col} is empty")
         pairs.append(
             MinimalPair(
@@ -202,16 +254,42 @@ def table_pairs(df: pd.DataFrame, config: str, where: str, group_col: str | None
                 good=good,
                 bad=bad,
                 config=config,
-                group=None if not group_col or row.get(group_col) is None else str(row[group_col]),
-                bin=None if b is None or (isinstance(b, float) and math.isnan(b)) else int(b),
-                good_prefix=_prefix(row, "good", at),
-                bad_prefix=_prefix(row, "bad", at),
-                good_span=_span(row, "good", good, at),
-                bad_span=_span(row, "bad", bad, at),
-                meta=tuple((k, _num(row[k], at, k)) for k in sorted(row) if k.startswith(FREQ_PREFIX)),
+                group=None if not group or row.get(group) is None else str(row[group]),
+                bin=None if _missing(b) else int(_num(b, at, str(bin_col))),
+                good_prefix=_prefix(row, pre_good, at),
+                bad_prefix=_prefix(row, pre_bad, at),
+                good_span=_span(row, roles, "good", good, at),
+                bad_span=_span(row, roles, "bad", bad, at),
+                meta=tuple((k, _meta_value(row[c], at, c)) for k, c in extra),
             )
         )
     return pairs
+
+
+def _meta_value(val: Any, where: str, col: str) -> object:
+    if isinstance(val, str):
+        return val
+    return None if _missing(val) else _num(val, where, col)
+
+
+def select_rows(
+    df: pd.DataFrame, limit: int | None, strata: Sequence[str], *, seed: int = 0, mode: str = "stratified"
+) -> pd.DataFrame:
+    """At most ``limit`` rows: ``first`` = the first rows; ``stratified`` = a seeded sample that takes
+    rows from every stratum (distinct values of ``strata`` columns) in turn, so small strata are kept."""
+    if not limit or len(df) <= limit:
+        return df
+    if mode == "first":
+        return df.head(limit)
+    if mode != "stratified":
+        raise InputError(f"unknown limit mode {mode!r}: use stratified or first")
+    cols = [c for c in strata if c in df.columns]
+    shuffled = df.sample(frac=1.0, random_state=seed)
+    if cols:
+        rank = shuffled.groupby(cols, dropna=False, sort=True).cumcount()
+        order = pd.DataFrame({"rank": rank.to_numpy(), "pos": range(len(shuffled))})
+        shuffled = shuffled.iloc[order.sort_values(["rank", "pos"], kind="stable")["pos"].to_numpy()]
+    return shuffled.head(limit).sort_index(kind="stable")
 
 
 def load_pairs(
@@ -220,11 +298,38 @@ def load_pairs(
     configs: Sequence[str] | None = None,
     group_col: str | None = None,
     limit: int | None = None,
+    limit_mode: str = "stratified",
+    seed: int = 0,
+    release: Release | None = None,
 ) -> PairSet:
-    """Load and validate a minimal-pair dataset: a local path, or ``ORG/NAME[@revision]`` on the Hub."""
+    """Load and validate a minimal-pair dataset: a local path, or ``ORG/NAME[@revision]`` on the Hub.
+
+    With ``release`` (see :mod:`corpusbench.eval.release`), only its pair configs are read, from
+    ``data/<config>/`` (local) or the Hub, and their columns through the declared roles.
+    """
     path = Path(dataset).expanduser()
     revision: str | None = None
-    if path.exists():
+    roles: dict[str, dict[str, str]] = {}
+    if release is not None:
+        roles = {c.name: c.roles for c in release.configs}
+        names = list(configs) if configs else [c.name for c in release.configs]
+        unknown = [c for c in names if c not in roles]
+        if unknown:
+            raise InputError(
+                f"{dataset}: unknown config(s) {', '.join(unknown)}; available: {', '.join(roles)}"
+            )
+        if release.root is not None:
+            local = {c: release.data_files(c) for c in names}
+            tables = {c: pd.concat([_read_file(f) for f in fs], ignore_index=True) for c, fs in local.items()}
+            files = sorted({f for fs in local.values() for f in fs})
+            fp = fingerprint([(str(f.relative_to(release.root)), file_sha256(f)) for f in files])
+            source, revision = str(release.root), release.revision
+        else:
+            tables, revision = _hub_tables(release.source, release.revision, names)
+            source = release.source
+            fp = fingerprint(release.source, revision, sorted(tables))
+        configs = names
+    elif path.exists():
         local = _local_tables(path)
         tables = {k: v[0] for k, v in local.items()}
         files = sorted({f for _, fs in local.values() for f in fs})
@@ -246,16 +351,21 @@ def load_pairs(
                 f"{dataset}: unknown config(s) {', '.join(unknown)}; available: {', '.join(sorted(tables))}"
             )
         tables = {c: tables[c] for c in configs}
-    if group_col is None:
+    if group_col is None and not roles:
         cols = set().union(*(set(t.columns) for t in tables.values()))
         group_col = next((c for c in GROUP_COLUMNS if c in cols), None)
     pairs: list[MinimalPair] = []
     for cfg in sorted(tables):
         df = tables[cfg]
-        if group_col and group_col not in df.columns and not df.empty:
+        cfg_roles = roles.get(cfg)
+        if not cfg_roles and group_col and group_col not in df.columns and not df.empty:
             df = df.assign(**{group_col: cfg})
-        rows = table_pairs(df.head(limit) if limit else df, cfg, f"{dataset} [{cfg}]", group_col)
-        pairs.extend(rows)
+        r = cfg_roles or guess_roles(list(df.columns), group_col)
+        strata = [r[k] for k in ("group", "bin") if k in r]
+        df = select_rows(df, limit, strata, seed=seed, mode=limit_mode)
+        pairs.extend(
+            table_pairs(df, cfg, f"{dataset} [{cfg}]", group_col if not cfg_roles else None, cfg_roles)
+        )
     dups = [i for i, n in Counter(p.id for p in pairs).items() if n > 1]
     if dups:
         raise InputError(f"{dataset}: duplicate pair id {dups[0]!r} (ids must be unique within a config)")
@@ -265,5 +375,5 @@ def load_pairs(
         source=source,
         revision=revision,
         fingerprint=fp,
-        group_column=group_col,
+        group_column=group_col or ("(release roles)" if roles else None),
     )

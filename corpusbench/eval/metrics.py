@@ -1,14 +1,9 @@
 """Metrics of the three papers over :class:`PairScore` records.
 
-- Pairwise accuracy: good wins strictly; ties count as errors (and are counted).
-- LT-Swap (§2.1/§4): accuracy per subtask × bin; ``avg_bin`` = mean over the subtasks present in
-  a bin, ``avg`` = mean of ``avg_bin`` over bins (macro, equal weights). A cell with zero correct
-  pairs is 0.0, not NaN (the reference's NaN-for-zero bug is not copied); only empty cells are
-  absent. Accuracy drop (highest bin - lowest bin), Spearman of accuracy with bin index, and the
-  spread ratio across models.
-- FIT-CLAMS (§5.2/§6): accuracy per paradigm and bin, ΔP = log P(good) - log P(bad) per item,
-  OLS (statsmodels) of ΔP on z-scored smoothed log counts per config (corpus): coefficients,
-  standard errors, p-values and R².
+- Pairwise accuracy: good wins strictly; a tie is not a win and is counted (``n_ties``).
+- Spearman, the LT-Swap spread ratio across models, the FIT-CLAMS smoothed log count and the OLS
+  (statsmodels) of ΔP = log P(good) - log P(bad) on z-scored predictors. The benchmark scores that
+  combine them live in :mod:`corpusbench.eval.benchmarks`.
 """
 
 from __future__ import annotations
@@ -55,37 +50,6 @@ def spearman(x: Sequence[float], y: Sequence[float]) -> dict[str, float | None]:
         return {"rho": None, "p": None}
     res = spearmanr(x, y)
     return {"rho": float(res.statistic), "p": float(res.pvalue)}
-
-
-def ltswap_summary(scores: Sequence[PairScore]) -> dict[str, Any] | None:
-    """Macro averages over subtasks (``group``) within bins, then over bins."""
-    cells = group_by(scores, lambda s: None if s.bin is None else (s.bin, s.group or "all"))
-    if not cells:
-        return None
-    matrix: dict[int, dict[str, float]] = defaultdict(dict)
-    counts: dict[int, dict[str, int]] = defaultdict(dict)
-    for (b, g), ss in cells.items():
-        matrix[b][g] = accuracy_cell(ss)["accuracy"]
-        counts[b][g] = len(ss)
-    bins = sorted(matrix)
-    subtasks = sorted({g for row in matrix.values() for g in row})
-    avg_bin = {b: float(np.mean(list(matrix[b].values()))) for b in bins}
-    avg_subtask = {g: float(np.mean([matrix[b][g] for b in bins if g in matrix[b]])) for g in subtasks}
-    return {
-        "avg": float(np.mean(list(avg_bin.values()))),
-        "avg_bin": {str(b): v for b, v in avg_bin.items()},
-        "avg_subtask": avg_subtask,
-        "matrix": {str(b): dict(matrix[b]) for b in bins},
-        "counts": {str(b): dict(counts[b]) for b in bins},
-        "accuracy_drop": avg_bin[bins[-1]] - avg_bin[bins[0]] if len(bins) > 1 else None,
-        "spearman_bin": spearman([float(b) for b in bins], [avg_bin[b] for b in bins]),
-        "spearman_bin_subtask": {
-            g: spearman(
-                [float(b) for b in bins if g in matrix[b]], [matrix[b][g] for b in bins if g in matrix[b]]
-            )
-            for g in subtasks
-        },
-    }
 
 
 def spread_ratio(avg_bin_by_model: Mapping[str, Mapping[str, float]]) -> float | None:
@@ -141,10 +105,12 @@ def ols(y: Sequence[float], columns: Mapping[str, Sequence[float]]) -> dict[str,
     }
 
 
-def config_metrics(
-    scores: Sequence[PairScore], freq: Mapping[str, Mapping[str, float]] | None = None
-) -> dict[str, Any]:
-    """Everything reported for one config: overall, per group, per bin, group × bin, LT-Swap macro, OLS."""
+def config_metrics(scores: Sequence[PairScore]) -> dict[str, Any]:
+    """Everything reported for one config: overall, per group, per bin, group × bin.
+
+    The benchmark numbers (LT-Swap score, FIT-CLAMS OLS...) span several configs and come from the
+    release's roles: :mod:`corpusbench.eval.benchmarks`.
+    """
     out: dict[str, Any] = accuracy_cell(scores)
     by_group = group_by(scores, lambda s: s.group)
     by_bin = group_by(scores, lambda s: s.bin)
@@ -159,13 +125,4 @@ def config_metrics(
     out["macro_groups"] = (
         float(np.mean([c["accuracy"] for c in out["by_group"].values()])) if by_group else None
     )
-    out["ltswap"] = ltswap_summary(scores)
-    if freq:
-        delta = {s.id: s.delta for s in scores if s.id in freq}
-        cols = sorted({k for i in delta for k in freq[i]})
-        if delta and cols:
-            out["delta_ols"] = ols(
-                list(delta.values()),
-                {c: [smoothed_log_count(freq[i].get(c, 0)) for i in delta] for c in cols},
-            )
     return out

@@ -9,18 +9,19 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from corpusbench.errors import ConfigError
-from corpusbench.eval.data import FREQ_PREFIX, PairSet, load_pairs
+from corpusbench.errors import ConfigError, InputError
+from corpusbench.eval.data import PairSet, load_pairs
 from corpusbench.eval.metrics import config_metrics
 from corpusbench.eval.models import LoadedModel, load_model
 from corpusbench.eval.records import MinimalPair, PairScore, Span
+from corpusbench.eval.release import ConfigEntry, Release, find_release
 from corpusbench.io import atomic_dir, atomic_path, atomic_write, write_json
 from corpusbench.provenance import code_version
 
@@ -46,6 +47,9 @@ class EvalSpec:
     pll: str = "within_word_l2r"
     scoring: str = "auto"  # auto: critical-region spans where the data has them; full: whole sentences
     limit: int | None = None  # pairs per config; CAC folders: sites per dyad (the first ones)
+    limit_mode: str = "stratified"  # stratified: seeded sample over group x bin strata | first: first rows
+    seed: int = 0  # --limit sample
+    train_corpus: str | None = None  # FIT-CLAMS: corpus whose counts/bins are the model's training data
     context_utterances: int | None = None  # CAC: at most this many earlier utterances (default: all)
     context_step: int = 0  # CAC, causal: cut contexts this many tokens deeper and keep the cut (KV reuse)
     trust_remote_code: bool = False
@@ -59,6 +63,14 @@ class EvalReport:
     n_pairs: int
     per_config: dict[str, float | None] = field(default_factory=dict)
     seconds: float = 0.0
+    skipped: dict[str, str] = field(default_factory=dict)
+    benchmarks: dict[str, Any] = field(default_factory=dict)
+
+
+def default_out(model: str) -> Path:
+    """``eval-results/<model name>`` (the last path part; ``ngram:DIR`` -> ``ngram-DIR``)."""
+    name = model.rstrip("/").replace(NGRAM_SCHEME, "ngram-").split("/")[-1].split("@")[0] or "model"
+    return Path("eval-results") / name
 
 
 def make_scorer(
@@ -185,57 +197,133 @@ def _scores_frame(pairs: Sequence[MinimalPair], scores: Sequence[PairScore]) -> 
     )
 
 
-def build_results(data: PairSet, scores: Sequence[PairScore], provenance: dict[str, Any]) -> dict[str, Any]:
-    freq = {
-        p.id: {k[len(FREQ_PREFIX) :]: float(v) for k, v in p.meta if k.startswith(FREQ_PREFIX)}
-        for p in data.pairs
-    }
-    freq = {k: v for k, v in freq.items() if v}
-    per_cfg = {cfg: config_metrics([s for s in scores if s.config == cfg], freq) for cfg in data.configs}
+def scoring_modes(pairs: Sequence[MinimalPair], scoring: str) -> dict[str, str]:
+    """Per config: ``critical_region`` (spans scored), ``full_sentence`` or ``mixed``."""
+    spans: dict[str, set[bool]] = {}
+    for p in pairs:
+        spans.setdefault(p.config, set()).add(scoring == "auto" and p.good_span is not None)
+    names = {frozenset({True}): "critical_region", frozenset({False}): "full_sentence"}
+    return {c: names.get(frozenset(v), "mixed") for c, v in spans.items()}
+
+
+def build_results(
+    data: PairSet,
+    scores: Sequence[PairScore],
+    provenance: dict[str, Any],
+    *,
+    release: Release | None = None,
+    skipped: dict[str, str] | None = None,
+    scoring: str = "auto",
+    train_corpus: str | None = None,
+) -> dict[str, Any]:
+    from corpusbench.eval.benchmarks import TIE_RULE, fitclams_benchmark, ltswap_benchmark
+
+    per_cfg = {cfg: config_metrics([s for s in scores if s.config == cfg]) for cfg in data.configs}
     n = len(scores)
     accs = [m["accuracy"] for m in per_cfg.values() if m["accuracy"] is not None]
+    benchmarks: dict[str, Any] = {}
+    if release is not None:
+        by_cfg: dict[str, list[tuple[MinimalPair, PairScore]]] = {}
+        for p, s in zip(data.pairs, scores, strict=True):
+            by_cfg.setdefault(p.config, []).append((p, s))
+        lt = ltswap_benchmark(release.configs, by_cfg)
+        fc = fitclams_benchmark(release.configs, by_cfg, train_corpus)
+        benchmarks |= {"ltswap": lt} if lt else {}
+        benchmarks |= {"fitclams": fc} if fc else {}
     return {
-        "accuracy": sum(s.correct for s in scores) / n,
-        "accuracy_macro_configs": float(np.mean(accs)),
+        "accuracy": sum(s.correct for s in scores) / n if n else None,
+        "accuracy_macro_configs": float(np.mean(accs)) if accs else None,
         "n_pairs": n,
         "n_ties": sum(s.logprob_good == s.logprob_bad for s in scores),
+        "tie_rule": TIE_RULE,
+        "scoring_mode": {"requested": scoring, "per_config": scoring_modes(data.pairs, scoring)},
+        "benchmarks": benchmarks,
+        "skipped": dict(skipped or {}),
         "configs": per_cfg,
         "provenance": provenance,
     }
 
 
+def _f(x: float | None, fmt: str = ".4f") -> str:
+    return "n/a" if x is None else format(x, fmt)
+
+
+def benchmarks_markdown(bench: dict[str, Any]) -> list[str]:
+    """The ``benchmarks`` block as Markdown lines (LT-Swap, FIT-CLAMS, CAC headline numbers)."""
+    lines: list[str] = []
+    if lt := bench.get("ltswap"):
+        subs = ", ".join(f"{k} {v:.4f}" for k, v in lt["per_subtask"].items())
+        cats = ", ".join(f"{k} {v:.4f}" for k, v in lt["per_category"].items())
+        bins = ", ".join(f"{k}: {v:.3f}" for k, v in lt["per_bin"].items())
+        lines += [
+            f"- **LT-Swap score {lt['score']:.4f}** (mean of bin × subtask cells; "
+            f"n={lt['n']}, ties {lt['n_ties']})",
+            f"  - subtasks: {subs}; categories: {cats}",
+            f"  - per bin: {bins}; accuracy drop (rarest − most frequent bin) {_f(lt['accuracy_drop'])}, "
+            f"Spearman(bin, score) {_f(lt['spearman_bin']['rho'], '.3f')}",
+        ]
+        if pre := lt.get("prefix"):
+            lines.append(
+                f"  - prefix variant (§4.4): score {pre['score']:.4f}, gain on the 3 rarest bins "
+                f"{_f(pre['gain_lowest_3_bins'], '+.4f')}"
+            )
+    if fc := bench.get("fitclams"):
+        paras = ", ".join(f"{k} {v['accuracy']:.4f}" for k, v in fc["per_paradigm"].items())
+        nb = ", ".join(f"{k}: {v['accuracy']:.3f} (n={v['n']})" for k, v in fc["per_noun_bin"].items())
+        vb = ", ".join(f"{k}: {v['accuracy']:.3f} (n={v['n']})" for k, v in fc["per_verb_bin"].items())
+        lines += [
+            f"- **FIT-CLAMS score {fc['score']:.4f}** (mean over paradigms; "
+            f"n={fc['n']}, ties {fc['n_ties']})",
+            f"  - paradigms: {paras}",
+            f"  - noun bins: {nb or 'n/a'}; verb bins: {vb or 'n/a'}",
+        ]
+        if (ols_ := fc.get("delta_ols")) and ols_["full"]:
+            o = ols_["full"]
+            terms = ", ".join(f"{k} {o['coef'][k]:+.3f} (se {o['se'][k]:.3f})" for k in o["coef"])
+            lines.append(
+                f"  - ΔP OLS on {ols_['paradigm']} (n={o['n']}): R² {_f(o['r2'], '.3f')}, "
+                f"adj. R² {_f(o['r2_adj'], '.3f')}; {terms}"
+            )
+    if cac := bench.get("cac"):
+        lines.append(f"- **CAC score {_f(cac.get('score'))}** (MLE accuracy)")
+    return lines
+
+
 def summary_markdown(results: dict[str, Any]) -> str:
     prov = results["provenance"]
     conventions = ", ".join(f"{k}={v}" for k, v in sorted(prov["scorer"].items()) if k != "scorer")
+    modes = sorted(set(results["scoring_mode"]["per_config"].values()))
     lines = [
         f"# Evaluation of `{prov['model']['model_id']}` on `{prov['dataset']['dataset']}`",
         "",
-        f"- pairs: {results['n_pairs']}, accuracy (micro): {results['accuracy']:.4f}, "
-        f"macro over configs: {results['accuracy_macro_configs']:.4f}, ties: {results['n_ties']}",
+        f"- pairs: {results['n_pairs']}, accuracy (micro): {_f(results['accuracy'])}, "
+        f"macro over configs: {_f(results['accuracy_macro_configs'])}, ties: {results['n_ties']}",
+        f"- ties: {results['tie_rule']}",
+        f"- scoring mode: {', '.join(modes) or 'n/a'} (`--scoring {results['scoring_mode']['requested']}`; "
+        "critical_region = only the critical words' log-probabilities, full_sentence = whole sentences)",
         f"- scorer: `{prov['scorer']['scorer']}` ({conventions})",
         f"- model: arch={prov['model']['arch']}, dtype={prov['model']['dtype']}, "
         f"revision={prov['model']['model_revision']}",
         f"- dataset fingerprint: `{prov['dataset']['dataset_fingerprint'][:16]}`",
         "",
-        "| config | group | n | accuracy | mean ΔP |",
-        "|---|---|---:|---:|---:|",
+    ]
+    if results["benchmarks"]:
+        lines += ["## Benchmarks", "", *benchmarks_markdown(results["benchmarks"]), ""]
+    if results["skipped"]:
+        lines += ["## Skipped configs", ""]
+        lines += [f"- `{c}`: {why}" for c, why in results["skipped"].items()]
+        lines.append("")
+    lines += [
+        "## Configs",
+        "",
+        "| config | group | n | accuracy | ties | mean ΔP |",
+        "|---|---|---:|---:|---:|---:|",
     ]
     for cfg, m in results["configs"].items():
-        lines.append(f"| {cfg} | (all) | {m['n']} | {m['accuracy']:.4f} | {m['mean_delta']:.3f} |")
-        for g, c in m["by_group"].items():
-            if g != cfg:
-                lines.append(f"| {cfg} | {g} | {c['n']} | {c['accuracy']:.4f} | {c['mean_delta']:.3f} |")
-        if m.get("delta_ols"):
-            o = m["delta_ols"]
-            terms = ", ".join(
-                f"{k} {o['coef'][k]:+.3f} (se {o['se'][k]:.3f}, p {o['p'][k]:.3g})" for k in o["coef"]
-            )
-            r2 = "n/a" if o["r2"] is None else f"{o['r2']:.3f}"
-            lines.append(f"\nΔP OLS on z-scored log frequencies ({cfg}, n={o['n']}, R² {r2}): {terms}\n")
-        if m.get("ltswap"):
-            lt = m["ltswap"]
-            drop = "n/a" if lt["accuracy_drop"] is None else f"{lt['accuracy_drop']:.4f}"
-            lines.append(f"\nLT-Swap macro ({cfg}): avg {lt['avg']:.4f}, accuracy drop {drop}\n")
+        rows = [("(all)", m)] + [(g, c) for g, c in m["by_group"].items() if g != cfg]
+        for g, c in rows:
+            acc, delta = _f(c["accuracy"]), _f(c["mean_delta"], ".3f")
+            lines.append(f"| {cfg} | {g} | {c['n']} | {acc} | {c['n_ties']} | {delta} |")
     return "\n".join(lines) + "\n"
 
 
@@ -282,41 +370,156 @@ def write_eval_folder(
     )
 
 
+CAC_RELEASE_FN = "run_cac_release_config"
+
+
+def skip_reason(entry: ConfigEntry) -> str | None:
+    """Why ``corpusbench eval`` does not score this config (None: it does)."""
+    if entry.kind in ("pairs", "ltswap", "fitclams"):
+        return None
+    if entry.kind == "cac":
+        from corpusbench.eval import cac_run
+
+        if hasattr(cac_run, CAC_RELEASE_FN):
+            return None
+        return f"CAC release configs need corpusbench.eval.cac_run.{CAC_RELEASE_FN} (not in this version)"
+    if entry.task == "other":
+        return "task 'other' has no pairwise scoring (frames S-clusters: use `corpusbench eval clusters`)"
+    return f"task {entry.task!r} is not scored by corpusbench eval"
+
+
+def plan_release(release: Release, wanted: Sequence[str]) -> tuple[list[ConfigEntry], dict[str, str]]:
+    """(configs to score, {config: why skipped}) for the selected configs (all when none named)."""
+    names = {c.name for c in release.configs}
+    unknown = [c for c in wanted if c not in names]
+    if unknown:
+        raise ConfigError(
+            f"{release.source}: unknown config(s) {', '.join(unknown)}; available: {', '.join(sorted(names))}"
+        )
+    chosen = [c for c in release.configs if not wanted or c.name in wanted]
+    skipped = {c.name: r for c in chosen if (r := skip_reason(c))}
+    return [c for c in chosen if c.name not in skipped], skipped
+
+
+def _run_cac_configs(
+    spec: EvalSpec, release: Release, entries: Sequence[ConfigEntry]
+) -> dict[str, dict[str, Any]]:
+    """CAC configs through the CAC engineer's entry point, one at a time."""
+    from corpusbench.eval import cac_run
+
+    if release.root is None:
+        raise ConfigError(f"{release.source}: CAC configs are scored from a local release folder for now")
+    fn = getattr(cac_run, CAC_RELEASE_FN)
+    out = {}
+    for e in entries:
+        table = pd.concat([pd.read_parquet(f) for f in release.data_files(e.name)], ignore_index=True)
+        out[e.name] = fn(spec, table, e)
+    return out
+
+
+def cac_benchmark(per_config: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
+    """``score`` = mean of the CAC configs' MLE accuracies; each config's model-side metrics kept."""
+    if not per_config:
+        return None
+    scores = [r.get("score") for r in per_config.values() if r.get("score") is not None]
+    return {"score": float(np.mean(scores)) if scores else None, "configs": per_config}
+
+
 def run_eval(spec: EvalSpec, progress: ProgressFactory | None = None) -> EvalReport:
     """Validate the data, load the model, score, compute metrics and write ``spec.out`` atomically.
 
-    A CAC output folder (``corpusbench cac run``) goes to :func:`corpusbench.eval.cac_run.run_cac_eval`.
+    A release (build folder, its ``eval/corpusbench.yaml`` or ``ORG/NAME@rev``) is evaluated config by
+    config with its task and roles; configs not scored are listed in ``skipped``. A CAC output folder
+    (``corpusbench cac run``) goes to :func:`corpusbench.eval.cac_run.run_cac_eval`.
     """
     from corpusbench.eval.cac_run import is_cac_folder, run_cac_eval
 
     if is_cac_folder(spec.dataset):
         return run_cac_eval(spec, progress)
     t0 = time.perf_counter()
-    data = load_pairs(spec.dataset, configs=spec.configs or None, group_col=spec.group_col, limit=spec.limit)
+    release = find_release(spec.dataset)
+    skipped: dict[str, str] = {}
+    cac_entries: list[ConfigEntry] = []
+    if release is not None:
+        todo, skipped = plan_release(release, spec.configs)
+        cac_entries = [c for c in todo if c.kind == "cac"]
+        pair_names = [c.name for c in todo if c.kind != "cac"]
+        if not pair_names and not cac_entries:
+            raise InputError(
+                f"{spec.dataset}: no config to score; skipped: "
+                + "; ".join(f"{k} ({v})" for k, v in skipped.items())
+            )
+        data = (
+            load_pairs(
+                spec.dataset,
+                configs=pair_names,
+                limit=spec.limit,
+                limit_mode=spec.limit_mode,
+                seed=spec.seed,
+                release=release,
+            )
+            if pair_names
+            else None
+        )
+    else:
+        data = load_pairs(
+            spec.dataset,
+            configs=spec.configs or None,
+            group_col=spec.group_col,
+            limit=spec.limit,
+            limit_mode=spec.limit_mode,
+            seed=spec.seed,
+        )
+    pairs = data.pairs if data else ()
     scorer, model_provenance = open_scorer(spec)
-    n_units = len({(t, s) for p in data.pairs for t, s in ((p.good, p.good_span), (p.bad, p.bad_span))})
+    n_units = len({(t, s) for p in pairs for t, s in ((p.good, p.good_span), (p.bad, p.bad_span))})
     t1 = time.perf_counter()
-    scores = score_pairs(scorer, data.pairs, scoring=spec.scoring, progress=progress)
+    scores = score_pairs(scorer, pairs, scoring=spec.scoring, progress=progress)
     t_score = time.perf_counter() - t1
+    conventions = scorer.conventions()
+    del scorer  # one model in memory at a time (the CAC entry point loads its own)
+    cac = _run_cac_configs(spec, release, cac_entries) if release is not None and cac_entries else {}
+    if data is not None:
+        dataset_prov = data.provenance()
+    else:
+        assert release is not None
+        dataset_prov = {
+            "dataset": release.source,
+            "dataset_revision": release.revision,
+            "dataset_fingerprint": "",
+        }
+    if release is not None:
+        dataset_prov |= {"release_fingerprint": release.release_fingerprint}
     provenance = {
         "model": model_provenance,
-        "dataset": data.provenance(),
-        "scorer": scorer.conventions(),
+        "dataset": dataset_prov,
+        "scorer": conventions,
         "scoring": spec.scoring,
         "spec": spec_dict(spec),
         "code": code_version(),
     }
-    results = build_results(data, scores, provenance)
+    empty = PairSet(pairs=(), configs=(), source="", revision=None, fingerprint="", group_column=None)
+    results = build_results(
+        data or empty,
+        scores,
+        provenance,
+        release=release,
+        skipped=skipped,
+        scoring=spec.scoring,
+        train_corpus=spec.train_corpus,
+    )
+    if cb := cac_benchmark(cac):
+        results["benchmarks"]["cac"] = cb
 
     def plots(folder: Path) -> None:
         from corpusbench.eval.plots import plot_results
 
         plot_results(results, folder)
 
-    return write_eval_folder(
+    report = write_eval_folder(
         spec,
         results,
-        _scores_frame(data.pairs, scores),
+        _scores_frame(pairs, scores),
         started=t0,
         scoring_seconds=t_score,
         unit="sentences",
@@ -324,3 +527,4 @@ def run_eval(spec: EvalSpec, progress: ProgressFactory | None = None) -> EvalRep
         n_items=results["n_pairs"],
         extras=plots,
     )
+    return replace(report, skipped=skipped, benchmarks=results["benchmarks"])

@@ -51,6 +51,40 @@ TASK_ROLES: dict[str, dict[str, str]] = {
     },
     "other": {},
 }
+#: Eval role vocabulary (``ReleaseConfig.roles`` keys): role -> what its column holds. A key may carry a
+#: qualifier after ``:`` (``noun_bin:childes`` = the noun bin in corpus ``childes``;
+#: ``ltswap_rule:wordswap`` = the rule column of an LT-Swap WordSwap config). The eval runner reads
+#: columns through these roles only; the roles it finds decide which benchmark's metrics a config gets.
+ROLES: dict[str, str] = {
+    "good": "acceptable sentence (or critical region after ``prefix``)",
+    "bad": "unacceptable sentence (or critical region after ``prefix``)",
+    "prefix": "shared context before good/bad (prefix_pairs), not scored",
+    "prefix_good": "context before the good sentence, not scored (LT-Swap prefix variant)",
+    "prefix_bad": "context before the bad sentence, not scored",
+    "id": "pair id, unique within the config",
+    "group": "grouping for per-group accuracy (paradigm, rule, UID)",
+    "bin": "frequency bin (int) for per-bin accuracy and stratified --limit",
+    "good_start": "critical region of good: start character",
+    "good_end": "critical region of good: end character (exclusive)",
+    "bad_start": "critical region of bad: start character",
+    "bad_end": "critical region of bad: end character (exclusive)",
+    "paradigm": "FIT-CLAMS paradigm (marks a FIT-CLAMS config)",
+    "noun_bin": "FIT-CLAMS: subject noun's frequency bin in corpus <qualifier>",
+    "verb_bin": "FIT-CLAMS: verb's frequency bin in corpus <qualifier>",
+    "subject_good_count": "FIT-CLAMS: count of the good sentence's subject form in corpus <qualifier>",
+    "subject_bad_count": "FIT-CLAMS: count of the bad sentence's subject form in corpus <qualifier>",
+    "verb_count": "FIT-CLAMS: count of the critical verb form in corpus <qualifier>",
+    "ltswap_rule": "LT-Swap rule (NOUN/VERB, SVSHORT...); qualifier = wordswap|inflectionswap|agreementswap",
+    "quadruplet": "LT-Swap quadruplet id (two pairs per quadruplet)",
+}
+
+
+def split_role(key: str) -> tuple[str, str | None]:
+    """``"noun_bin:childes"`` -> ``("noun_bin", "childes")``; ``"good"`` -> ``("good", None)``."""
+    name, sep, qual = key.partition(":")
+    return name, (qual if sep else None)
+
+
 CONFIG_NAME = re.compile(r"^[a-z0-9][a-z0-9_-]{0,95}$")
 
 
@@ -77,6 +111,10 @@ class ReleaseConfig:
     citations: tuple[str, ...] = ()  # BibTeX entries of the method papers
     limitations: tuple[str, ...] = ()
     roles: Mapping[str, str] = field(default_factory=dict)  # eval role -> column, e.g. {"group": "paradigm"}
+    #: small JSON files written beside the parquet (``data/<config>/<name>``), e.g. human statistics
+    extra_files: Mapping[str, Any] = field(default_factory=dict)
+    card_section: str = ""  # Markdown shown under the config in the card (e.g. a statistics table)
+    notes: tuple[str, ...] = ()  # how the rows were made, shown in the card (e.g. how context is stored)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -151,6 +189,7 @@ generators.register("minimal-pairs", target="corpusbench.publish.adapters.minima
 generators.register("fitclams", target="corpusbench.publish.adapters.fitclams:build_configs")
 generators.register("ltswap", target="corpusbench.publish.adapters.ltswap:build_configs")
 generators.register("frames", target="corpusbench.publish.adapters.frames:build_configs")
+generators.register("cac", target="corpusbench.publish.adapters.cac:build_configs")
 
 
 P = TypeVar("P")

@@ -114,12 +114,30 @@ def build_configs(ctx: GeneratorContext) -> list[ReleaseConfig]:
                         "bad_start": "bad_start",
                         "bad_end": "bad_end",
                         **({"bin": bin_col} if bins else {}),
+                        "paradigm": "paradigm",
+                        **_corpus_roles(keys, table.column_names),
                     },
                     citations=(FITCLAMS_CITATION,),
                     limitations=LIMITATIONS,
                 )
             )
     return configs
+
+
+#: FIT-CLAMS eval roles per corpus: role -> column prefix (the column is ``<prefix>__<corpus>``).
+CORPUS_ROLES = {
+    "noun_bin": "noun_bin",
+    "verb_bin": "verb_bin",
+    "subject_good_count": "noun_good_count",
+    "subject_bad_count": "noun_bad_count",
+    "verb_count": "critical_count",
+}
+
+
+def _corpus_roles(keys: list[str], columns: list[str]) -> dict[str, str]:
+    """``noun_bin:<corpus>`` etc. for every corpus whose statistics columns the table has."""
+    roles = {f"{role}:{k}": f"{col}__{k}" for k in keys for role, col in CORPUS_ROLES.items()}
+    return {r: c for r, c in roles.items() if c in columns}
 
 
 def _cached(out: Any, spec: Any) -> bool:

@@ -170,10 +170,28 @@ def pair_rows(quads: pd.DataFrame, prefix: bool) -> pd.DataFrame:
                 "tag2": q["tag2"],
                 "freq_w1": int(q["freq_w1"]),
                 "freq_w2": int(q["freq_w2"]),
-                "filter_margin": q["filter_margin"],
+                "filter_margin": _pair_margin(q, k),
             }
             rows.append(row)
     return pd.DataFrame(rows)
+
+
+def _pair_margin(q: dict[str, Any], k: int) -> float | None:
+    """The judge's margin for pair ``k`` (1: S1 vs S1*, 2: S2 vs S2*); older runs kept only the minimum."""
+    margins = q.get("filter_margins")
+    if margins is not None and len(margins) == 2:
+        return float(margins[k - 1])
+    return q["filter_margin"]
+
+
+def _judge(meta: dict[str, Any]) -> dict[str, Any]:
+    """The run's judge for provenance and card: rule, threshold, prompt hashes and calibration figures."""
+    from corpusbench.generators.ltswap.calibration import judge_figures
+
+    judge = meta.get("judge")
+    if not judge:
+        return {"llm_filter": False}
+    return {"llm_filter": True, **judge, "figures": judge_figures(meta["llm"].get("model"), judge)}
 
 
 def _configs(
@@ -198,6 +216,10 @@ def _configs(
     }
     if ctx.llm and ctx.llm.revision:
         model["revision"] = ctx.llm.revision
+    from corpusbench.generators.ltswap.calibration import figures_markdown
+
+    judge = _judge(meta)
+    judge_md = figures_markdown(judge.get("figures"), judge["rule"]) if judge["llm_filter"] else ""
     configs = []
     for sub, quads in frames.items():
         if quads.empty:
@@ -231,12 +253,22 @@ def _configs(
                         "lexicon": meta["lexicon"],
                         "ltswap_code": meta["code"],
                         "quadruplets": len(quads),
+                        "judge": judge,
+                        "llm_filter": judge["llm_filter"],
                     },
+                    card_section=judge_md,
                     prompt_hashes=dict(meta["prompts"]),
                     model=model,
                     citations=(LTSWAP_CITATION,),
                     limitations=tuple(limitations),
-                    roles={"id": "pair_id", "group": "group", "bin": "bin"},
+                    roles={
+                        "id": "pair_id",
+                        "group": "group",
+                        "bin": "bin",
+                        f"ltswap_rule:{NAMES[sub]}": "group",
+                        "quadruplet": "quadruplet_id",
+                        **({"prefix_good": "prefix_good", "prefix_bad": "prefix_bad"} if prefix else {}),
+                    },
                 )
             )
     return configs
