@@ -173,6 +173,12 @@ def verb_frames_intransitive(lemma: str) -> bool | None:
     return any(2 in s.frame_ids() for s in synsets[:3])
 
 
+def verb_class(lemma: str) -> str | None:
+    """WordNet lexicographer class of the verb's first sense ("verb.motion"), ``None`` if unknown."""
+    synsets = _wordnet().synsets(lemma, pos="v")
+    return synsets[0].lexname() if synsets else None
+
+
 def context_intransitive_share(next_pos: Sequence[str]) -> float | None:
     """Share of a verb's contexts in which no object follows it (next token's dominant POS)."""
     if not next_pos:

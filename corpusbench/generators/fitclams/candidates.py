@@ -1,9 +1,11 @@
 """Noun and verb candidates from a stats folder's in-context counts (``corpus/store.py`` contract).
 
 A noun candidate is a lemma with a singular and a plural form both tagged NOUN in context; a verb
-candidate has a present-indicative 3sg and 3pl form both attested (EN: VBZ/VBP; FR: Person=3,
+candidate has a present-indicative 3sg and 3pl form both attested (EN: VBZ and VB/VBP, App. D's
+``tag_ in {VB, VBP, VBZ}`` with everything but 3sg counted as the plural form; FR: Person=3,
 Tense=Pres, Mood=Ind; DE: VVFIN 3sg/3pl present). A form's count is its count *in that function*,
-and a lemma's frequency is count(sg) + count(pl). Where a tagger gives no morphology (German from
+and a lemma's frequency is count(sg) + count(pl). ``counts="agreement"`` counts English plural
+forms as VBP only (the agreeing use alone). Where a tagger gives no morphology (German from
 HanTa), number, person and gender are derived from form/lemma and from article contexts.
 """
 
@@ -12,7 +14,7 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter, defaultdict
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -211,9 +213,12 @@ def _noun_number(lang: str, tag: str, feats: Mapping[str, str], form: str, lemma
     return None
 
 
+_EN_VERB_NUMBER = {"VBZ": "sg", "VBP": "pl", "VB": "pl"}  # App. D: VB forms ("sit") count as the plural
+
+
 def _verb_number(lang: str, tag: str, feats: Mapping[str, str], form: str, lemma: str) -> str | None:
     if lang == "en":
-        return {"VBZ": "sg", "VBP": "pl"}.get(tag)
+        return _EN_VERB_NUMBER.get(tag)
     if feats.get("Tense") or feats.get("Person"):
         if feats.get("Person") != "3" or feats.get("Tense") != "Pres" or feats.get("Mood", "Ind") != "Ind":
             return None
@@ -234,36 +239,49 @@ def _is_noun(lang: str, tag: str, pos: str) -> bool:
 
 def _is_verb(lang: str, tag: str, pos: str) -> bool:
     if lang == "en":
-        return pos == "VERB" and tag in ("VBZ", "VBP")
+        return pos == "VERB" and tag in _EN_VERB_NUMBER
     if lang == "de":
         return tag == "VVFIN" if tag.startswith("V") else pos == "VERB"
     return pos == "VERB"
 
 
-def extract(counts: pd.DataFrame, lang: str, pos: str) -> tuple[list[Candidate], Counter[tuple[str, str]]]:
-    """All lemmas of ``pos`` ("noun" | "verb") with their most frequent sg and pl forms (either may be
-    missing: those are dropped later with a reason), and the in-function count of every
-    (number, form) slot (used to report a chosen word's frequency in the other corpora)."""
-    slots: dict[str, _Slots] = defaultdict(_Slots)
-    slot_counts: Counter[tuple[str, str]] = Counter()
+Classified = tuple[str, str, str, dict[str, str], str, int]  # form, tag, lemma, features, number, count
+
+
+def classify(
+    counts: pd.DataFrame, lang: str, pos: str, *, agreement_only: bool = False
+) -> Iterator[Classified]:
+    """The rows of ``counts`` that are a ``pos`` ("noun" | "verb") form with a number, in their
+    function: English VB rows are skipped with ``agreement_only`` (plural = VBP only)."""
     is_pos = _is_noun if pos == "noun" else _is_verb
     for form, tag, upos, lemma, morph, n in counts[
         ["form", "tag", "pos", "lemma", "morph", "count"]
     ].itertuples(index=False, name=None):
         tag = str(tag).replace("(", "").replace(")", "")  # HanTa writes "VV(FIN)"; STTS is "VVFIN"
-        if not is_pos(lang, tag, upos):
+        if not is_pos(lang, tag, upos) or (agreement_only and lang == "en" and tag == "VB"):
             continue
         form = str(form).lower()
         lem = _norm_lemma(str(lemma), form, lang, tag)
         feats = parse_morph(str(morph))
         number = (_noun_number if pos == "noun" else _verb_number)(lang, tag, feats, form, lem)
-        if number is None:
-            continue
+        if number is not None:
+            yield form, tag, lem, feats, number, int(n)
+
+
+def extract(
+    counts: pd.DataFrame, lang: str, pos: str, *, agreement_only: bool = False
+) -> tuple[list[Candidate], Counter[tuple[str, str]]]:
+    """All lemmas of ``pos`` ("noun" | "verb") with their most frequent sg and pl forms (either may be
+    missing: those are dropped later with a reason), and the in-function count of every
+    (number, form) slot (used to report a chosen word's frequency in the other corpora)."""
+    slots: dict[str, _Slots] = defaultdict(_Slots)
+    slot_counts: Counter[tuple[str, str]] = Counter()
+    for form, _tag, lem, feats, number, n in classify(counts, lang, pos, agreement_only=agreement_only):
         s = slots[lem]
-        (s.sg if number == "sg" else s.pl)[form] += int(n)
-        slot_counts[(number, form)] += int(n)
+        (s.sg if number == "sg" else s.pl)[form] += n
+        slot_counts[(number, form)] += n
         if pos == "noun" and feats.get("Gender") in _GENDERS:
-            s.gender[feats["Gender"]] += int(n)
+            s.gender[feats["Gender"]] += n
     if lang == "de" and pos == "noun":
         plurals = Counter({f: n for (num, f), n in slot_counts.items() if num == "pl"})
         _de_fold_dative_plural(plurals)
@@ -474,3 +492,29 @@ def dominant_pos(counts: pd.DataFrame) -> dict[str, str]:
     grouped = grouped.sort_values(["form", "count", "pos"], ascending=[True, False, True], kind="stable")
     first = grouped.drop_duplicates("form", keep="first")
     return dict(zip(first["form"].str.lower(), first["pos"], strict=True))
+
+
+def function_keys(counts: pd.DataFrame, lang: str, pos: str) -> set[tuple[str, str]]:
+    """The (form, tag) pairs counted as ``pos`` forms: which context sentences show that use."""
+    return {(form, tag) for form, tag, *_ in classify(counts, lang, pos)}
+
+
+def contexts_in_function(contexts: pd.DataFrame | None, keys: set[tuple[str, str]]) -> pd.DataFrame | None:
+    """Only the context sentences whose (form, tag) is in ``keys`` (verb evidence from verb uses:
+    "of the living" after the noun "lives" is no complement of the verb)."""
+    if contexts is None or contexts.empty:
+        return contexts
+    tags = contexts["tag"].astype(str).str.replace("(", "", regex=False).str.replace(")", "", regex=False)
+    mask = [k in keys for k in zip(contexts["form"], tags, strict=True)]
+    return contexts[mask].reset_index(drop=True)
+
+
+def verb_noun_counts(counts: pd.DataFrame) -> dict[str, tuple[int, int]]:
+    """form -> (tokens tagged VERB, tokens tagged NOUN). Proper-noun tags are left out: NLTK tags a
+    sentence-initial imperative "Go" as NNP."""
+    sub = counts[counts["pos"].isin(("VERB", "NOUN"))]
+    grouped = sub.groupby([sub["form"].str.lower(), "pos"], sort=False)["count"].sum()
+    out: dict[str, list[int]] = {}
+    for (form, pos), n in grouped.items():
+        out.setdefault(form, [0, 0])[0 if pos == "VERB" else 1] += int(n)
+    return {f: (v, n) for f, (v, n) in out.items()}

@@ -92,7 +92,16 @@ def inflection_ok(lang: str, c: Candidate) -> bool:
     return c.pl.endswith("n") and not c.sg.endswith("n")
 
 
-def structural_reason(lang: str, c: Candidate, shared_vocab: Set[str] | None) -> str | None:
+def structural_reason(
+    lang: str,
+    c: Candidate,
+    shared_vocab: Set[str] | None,
+    verb_noun: Mapping[str, tuple[int, int]] | None = None,
+) -> str | None:
+    """Why ``c`` is not a binned candidate (``None``: it is). With ``verb_noun`` (form -> tokens tagged
+    VERB, NOUN; ``candidates.verb_noun_counts``) a verb whose sg or pl form is tagged NOUN at least as
+    often as VERB is dropped ("mostly_noun": "anger", "lands"): the reference tagged each type alone,
+    which gives its dominant POS, so such forms were never verb candidates there."""
     if not c.sg or c.count_sg <= 0:
         return "missing_singular"
     if not c.pl or c.count_pl <= 0:
@@ -103,11 +112,23 @@ def structural_reason(lang: str, c: Candidate, shared_vocab: Set[str] | None) ->
         return "not_alphabetic"
     if shared_vocab is not None and (c.sg not in shared_vocab or c.pl not in shared_vocab):
         return "not_in_every_corpus"
-    if c.pos == "verb" and c.lemma in VERB_STOPLIST[lang]:
-        return "auxiliary_or_copula"
     if not inflection_ok(lang, c):
         return "bad_inflection"
+    if c.pos == "verb" and verb_noun is not None and not mostly_verb(c, verb_noun):
+        return "mostly_noun"
     return None
+
+
+def mostly_verb(c: Candidate, verb_noun: Mapping[str, tuple[int, int]]) -> bool:
+    """Both forms have more VERB-tagged than NOUN-tagged tokens."""
+    return all(verb_noun.get(f, (0, 0))[0] > verb_noun.get(f, (0, 0))[1] for f in (c.sg, c.pl))
+
+
+def auxiliary_reason(lang: str, c: Candidate) -> str | None:
+    """Auxiliaries, copulas and light verbs ("be", "have", "say") are never chosen. By default
+    (App. D) they are binned like every other verb and dropped after binning, so they still set the
+    top edge; ``SelectionConfig(bin_counts="agreement")`` drops them before binning."""
+    return "auxiliary_or_copula" if c.pos == "verb" and c.lemma in VERB_STOPLIST[lang] else None
 
 
 def noun_semantic(lang: str, c: Candidate, vocabulary: Mapping[str, int]) -> tuple[str | None, str]:

@@ -70,7 +70,16 @@ def fitclams(
         help="Fill empty bins from the nearest non-empty bin (flagged).",
     ),
     coord_order: str = typer.Option(
-        "seeded", "--coord-order", help="seeded | file (reference: low-freq verb first)."
+        "file",
+        "--coord-order",
+        help="file (the released sets: verbs in list order, lower frequency first) | seeded (a seeded "
+        "coin flips each verb pair's order).",
+    ),
+    bin_counts: str = typer.Option(
+        "paper",
+        "--bin-counts",
+        help="paper (App. D: EN plural = VB+VBP, auxiliaries binned) | agreement (VBP only, "
+        "auxiliaries dropped before binning).",
     ),
     config: Path | None = typer.Option(
         None, "--config", help="YAML with preps, rc_verbs, complements overrides."
@@ -120,6 +129,7 @@ def fitclams(
         top_k=top_k,
         fill_empty=fill_empty,
         coord_order=coord_order,
+        bin_counts=bin_counts,
     )
     FitClamsSpec(corpora=pairs, language=lang, selection=sel)  # validate options before any heavy work
     console = make_console(stderr=True)

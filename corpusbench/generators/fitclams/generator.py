@@ -66,6 +66,8 @@ class FitClamsSpec:
             raise ConfigError("need bins >= 1, nouns >= 1, verbs >= 2 (coordination) and objects >= 1")
         if cfg.coord_order not in ("seeded", "file"):
             raise ConfigError(f"coord_order must be 'seeded' or 'file', got {cfg.coord_order!r}")
+        if cfg.bin_counts not in ("paper", "agreement"):
+            raise ConfigError(f"bin_counts must be 'paper' or 'agreement', got {cfg.bin_counts!r}")
 
     def as_dict(self) -> dict[str, Any]:
         return {

@@ -1,14 +1,17 @@
 """From stats folders to one ``Lexicon`` per corpus: candidates, checks, bins, selection, long-VP fillers.
 
+Evidence about a verb (intransitive use, long-VP complements) comes only from the context sentences in
+which that form is tagged as the verb (``candidates.contexts_in_function``); gender votes for a noun only
+from those in which it is tagged as the noun.
+
 With several corpora every word form must occur in every corpus (vocabulary intersection), and each
 corpus gets its own pair set chosen from its own frequency bins (FIT-CLAMS-C / FIT-CLAMS-W).
 """
 
 from __future__ import annotations
 
-import random
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -17,15 +20,23 @@ import pandas as pd
 from corpusbench.corpus.bins import log_bins
 from corpusbench.corpus.store import CorpusStats
 from corpusbench.errors import InputError
-from corpusbench.generators.fitclams import llm_check
+from corpusbench.generators.fitclams import animacy, llm_check
 from corpusbench.generators.fitclams.candidates import (
+    contexts_in_function,
     de_dative_plural_only,
     dominant_pos,
     extract,
+    function_keys,
     next_pos_in_contexts,
     resolve_gender,
+    verb_noun_counts,
 )
-from corpusbench.generators.fitclams.checks import noun_semantic, structural_reason, verb_semantic
+from corpusbench.generators.fitclams.checks import (
+    auxiliary_reason,
+    noun_semantic,
+    structural_reason,
+    verb_semantic,
+)
 from corpusbench.generators.fitclams.grammar import DEFAULT_PREPS, DEFAULT_RC_VERBS
 from corpusbench.generators.fitclams.records import Candidate, Lexicon, Noun, Verb
 from corpusbench.generators.fitclams.select import (
@@ -38,12 +49,19 @@ from corpusbench.generators.fitclams.select import (
     select_per_bin,
 )
 
-# Neutral adverbials for long-VP coordination when no complement can be mined from the corpus.
-FALLBACK_COMPLEMENTS = {
-    "en": ("every day", "in the morning", "at home", "after dinner", "in the garden", "with great care"),
-    "fr": ("tous les jours", "le matin", "à la maison", "après le dîner", "dans le jardin", "avec soin"),
-    "de": ("jeden tag", "am morgen", "zu hause", "nach dem essen", "im garten", "mit großer sorgfalt"),
+# Long-VP fillers when the corpus gives none for a verb: English by the WordNet class (lexicographer
+# file) of the verb's first sense, else the language's default, an adverbial that fits any activity.
+FALLBACK_BY_CLASS = {
+    "verb.motion": "to the house",
+    "verb.communication": "in a loud voice",
+    "verb.perception": "from afar",
+    "verb.cognition": "for a long time",
+    "verb.emotion": "in secret",
+    "verb.consumption": "at the table",
+    "verb.body": "at night",
 }
+FALLBACK_DEFAULT = {"en": "every day", "fr": "chaque jour", "de": "jeden tag"}
+_MANNER_SUFFIX = {"en": "ly", "fr": "ment"}  # single manner adverbs mined as complements ("bitterly")
 _COMPLEMENT_START = frozenset({"ADP"})  # a prepositional phrase keeps the verb intransitive
 _COMPLEMENT_SECOND = frozenset({"DET", "PRON"})
 # Articles only: a possessive ("zu deiner danksagung", "à ta paix") ties the phrase to its source sentence.
@@ -126,18 +144,45 @@ def mine_complement(
     vocab_ok: set[str] | None,
     vocabulary: Mapping[str, int],
     max_len: int = 4,
+    bare_nouns: Set[str] | None = None,
 ) -> str | None:
-    """The most frequent 2-4 word prepositional phrase right after the verb in its corpus contexts
-    (preposition, article, ..., noun: "in the garden"), not followed by another preposition, every
-    word seen in every corpus; ``None`` if there is none."""
+    """The most frequent complement right after the verb in its (verb-tagged) corpus contexts: a 2-4
+    word prepositional phrase (preposition, article, ..., noun: "in the garden"; or preposition + noun:
+    "of horses", only nouns in ``bare_nouns`` when given) not followed by another preposition, or one
+    manner adverb ("bitterly", en/fr); every word seen in every corpus. ``None`` if there is none."""
     if contexts is None:
         return None
     seen: Counter[str] = Counter()
     rows = contexts[contexts["form"].isin((verb.sg, verb.pl))]
+    suffix = _MANNER_SUFFIX.get(lang)
     for sentence, idx in rows[["sentence", "token_index"]].itertuples(index=False, name=None):
         toks = [t.lower() for t in str(sentence).split(" ")]
         i = int(idx) + 1
-        for n in range(2, max_len + 1):
+        first = toks[i] if i < len(toks) else ""
+        after = toks[i + 1] if i + 1 < len(toks) else ""
+        if (
+            suffix
+            and pos_of.get(first) == "ADV"
+            and first.endswith(suffix)
+            and len(first) > len(suffix) + 3
+            and pos_of.get(after) not in ("ADJ", "ADV")  # "truly great" modifies what follows
+            and (vocab_ok is None or first in vocab_ok)
+            and vocabulary.get(first, 0) > 0
+        ):
+            seen[first] += 1
+            continue
+        if (
+            pos_of.get(first) in _COMPLEMENT_START
+            and pos_of.get(after) == "NOUN"
+            and after.isalpha()
+            and (bare_nouns is None or after in bare_nouns)
+            and (vocab_ok is None or (first in vocab_ok and after in vocab_ok))
+            and vocabulary.get(after, 0) > 0
+            and pos_of.get(toks[i + 2] if i + 2 < len(toks) else "") not in ("NOUN", "ADP", "PROPN")
+        ):
+            seen[f"{first} {after}"] += 1
+            continue
+        for n in range(3, max_len + 1):
             span = toks[i : i + n]
             if len(span) < n or not all(t.isalpha() for t in span):
                 break
@@ -157,6 +202,12 @@ def mine_complement(
     if not seen:
         return None
     return min(seen.items(), key=lambda kv: (-kv[1], len(kv[0]), kv[0]))[0]
+
+
+def fallback_complement(lang: str, lemma: str) -> str:
+    """A hand-written adverbial that suits the verb's class (English: its first WordNet sense)."""
+    cls = animacy.verb_class(lemma) if lang == "en" else None
+    return FALLBACK_BY_CLASS.get(cls or "", FALLBACK_DEFAULT[lang])
 
 
 SlotTable = dict[str, tuple[Counter[tuple[str, str]], np.ndarray | None]]  # corpus -> (slot counts, edges)
@@ -216,16 +267,23 @@ def build_selections(
 
     staged: dict[str, tuple] = {}
     per_pos: dict[str, SlotTable] = {"noun": {}, "verb": {}}
+    agreement = cfg.bin_counts == "agreement"
     for name, s in stats.items():
         counts = s.counts
-        ctx = _contexts(s)
+        all_ctx = _contexts(s)
+        ctx = {
+            pos: contexts_in_function(all_ctx, function_keys(counts, lang, pos)) for pos in ("noun", "verb")
+        }
         pos_of = dominant_pos(counts)
+        verb_noun = verb_noun_counts(counts)
         tables, edges_all = {}, {}
         for pos in ("noun", "verb"):
-            raw, slots = extract(counts, lang, pos)
+            raw, slots = extract(counts, lang, pos, agreement_only=agreement)
             cands = []
             for c in raw:
-                reason = structural_reason(lang, c, shared)
+                reason = structural_reason(lang, c, shared, verb_noun) or (
+                    auxiliary_reason(lang, c) if agreement else None
+                )
                 cands.append(replace(c, keep=False, reason=reason) if reason else c)
             cands, edges = bin_candidates(cands, cfg.n_bins)
             edges_all[pos] = edges
@@ -234,7 +292,8 @@ def build_selections(
         staged[name] = (tables, edges_all, ctx, pos_of)
 
     out = []
-    for name, (tables, edges_all, ctx, pos_of) in staged.items():
+    for name, (tables, edges_all, contexts, pos_of) in staged.items():
+        ctx = contexts["noun"]
         vocab = vocabs[name]
         # feminine agent nouns count as animacy evidence only as nouns ("donne" is mostly a verb)
         noun_forms = Counter(
@@ -251,12 +310,15 @@ def build_selections(
                 c = replace(c, keep=reason is None, reason=reason or "", evidence=ev)
             nouns.append(c)
         verbs = []
+        ctx = contexts["verb"]
         for c in tables["verb"]:
             if c.keep:
                 nxt = next_pos_in_contexts((c.sg, c.pl), ctx, pos_of, lang)
                 reason, ev = verb_semantic(
                     lang, c, nxt, rc_forms, cfg.min_intransitive_share, cfg.min_verb_contexts, vocab
                 )
+                if auxiliary_reason(lang, c):  # binned (App. D), never chosen
+                    reason, ev = auxiliary_reason(lang, c), ""
                 c = replace(c, keep=reason is None, reason=reason or "", evidence=ev)
             verbs.append(c)
         key = f"{cfg.seed}:{name}"
@@ -292,14 +354,22 @@ def build_selections(
             )
             for sel in (sel_n, sel_o)
         )
-        rng = random.Random(f"{key}:complement")
         lex_verbs = []
+        sources: Counter[str] = Counter()
+        noun_slots = per_pos["noun"][name][0]
+        # English "in grove" is not a phrase: a bare noun after a preposition must be mostly plural
+        bare = (
+            {f for (num, f), n in noun_slots.items() if num == "pl" and n > noun_slots[("sg", f)]}
+            if lang == "en"
+            else None
+        )
         for c in sel_v.chosen:
             comp, src = configured.get(c.sg), "config"
             if comp is None:
-                comp, src = mine_complement(lang, c, ctx, pos_of, shared, vocab), "corpus"
+                comp, src = mine_complement(lang, c, ctx, pos_of, shared, vocab, bare_nouns=bare), "corpus"
             if comp is None:
-                comp, src = rng.choice(FALLBACK_COMPLEMENTS[lang]), "fallback"
+                comp, src = fallback_complement(lang, c.lemma), "fallback"
+            sources[src] += 1
             lex_verbs.append(
                 Verb(
                     sg=c.sg,
@@ -331,6 +401,7 @@ def build_selections(
                     "noun": _funnel(nouns),
                     "verb": _funnel(verbs),
                     "llm_vetoed": {"n": sel_n.judged_out + sel_o.judged_out + sel_v.judged_out},
+                    "complement": {k: sources[k] for k in ("corpus", "config", "fallback")},
                 },
                 notes=corpus_notes,
             )

@@ -33,7 +33,10 @@ class SelectionConfig:
     fill_empty: bool = False
     min_intransitive_share: float = 0.6  # of a verb's corpus contexts with no object after it
     min_verb_contexts: int = 3  # fewer contexts than this are too little evidence of intransitive use
-    coord_order: str = "seeded"  # "seeded" | "file" (reference: lower-frequency verb always first)
+    coord_order: str = "file"  # "file" (the released sets' order) | "seeded" (a seeded coin per verb pair)
+    # "paper": App. D counts (EN plural = VB + VBP) over every verb, auxiliaries included;
+    # "agreement": EN plural = VBP only, auxiliaries/copulas dropped before binning (docs/fitclams.md)
+    bin_counts: str = "paper"
 
 
 @dataclass
