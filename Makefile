@@ -1,5 +1,6 @@
 # corpusbench — every setup step lives here; each step is idempotent (stamp files).
-#   make demo   set up everything and run the main job on the embedded default corpus
+#   make demo   set up everything and run the main job on the embedded default corpus; ends with a summary
+#               of what it made (also out/demo/SUMMARY.md; `make demo-summary` prints it again)
 #   make test   set up everything and run the test suite
 #   make bench  run the benchmarks in benchmarks/ (ratios against the named baselines)
 
@@ -75,6 +76,12 @@ $(MODEL_DIR)/config.json: $(STAMP) corpusbench/assets/smollm2.py
 demo: setup $(DEMO_TARGETS)
 	$(PY) -m corpusbench stats $(DATA)/default --out out/demo/stats --workers 2
 	set -e; $(DEMO_STEPS)
+	$(PY) -m corpusbench demo summary --markdown out/demo/SUMMARY.md  # last: what was made, where, key numbers
+
+# The closing summary alone (reads whatever outputs exist; missing ones are "not built").
+.PHONY: demo-summary
+demo-summary:
+	$(PY) -m corpusbench demo summary --markdown out/demo/SUMMARY.md
 
 test: setup $(TEST_TARGETS)
 	$(PY) -m ruff check corpusbench tests benchmarks

@@ -68,6 +68,7 @@ def _root(
 
 def _register_commands() -> None:
     """Each component registers its commands here (imports are light; heavy ones happen inside commands)."""
+    from corpusbench import demo as demo_cli
     from corpusbench.baselines import cli as baselines_cli
     from corpusbench.corpus import cli as corpus_cli
     from corpusbench.eval import cli as eval_cli
@@ -88,6 +89,7 @@ def _register_commands() -> None:
         eval_cli,
         baselines_cli,
         publish_cli,
+        demo_cli,
     ):
         module.register(app)
 

@@ -1,0 +1,297 @@
+"""``corpusbench demo summary``: what a demo run made, where, and the one number to look at first.
+
+Reads the output folders that exist (each recognised by its own ``manifest.json``, ``results.json`` or
+``provenance.json``), says "not built" for a missing one, and never fails on a half-finished run: a
+folder it cannot read is reported as such. The same rows go to the terminal and, on request, to a
+Markdown file next to the outputs.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import typer
+
+# The demo's outputs in the order `make demo` makes them (mk/*.mk); anything else found under the
+# scanned folders is listed after them.
+DEMO_OUTPUTS: tuple[tuple[str, str], ...] = (
+    ("corpus statistics", "out/demo/stats"),
+    ("CAC (CHILDES Eve)", "out/demo/cac"),
+    ("FIT-CLAMS", "out/demo/fitclams"),
+    ("FIT-CLAMS, two corpora", "out/demo/fitclams-kjv-shakespeare"),
+    ("FIT-CLAMS, French", "out/demo/fitclams-fr-bible"),
+    ("FIT-CLAMS, German", "out/demo/fitclams-de-bible"),
+    ("eval: SmolLM2 on FIT-CLAMS", "out/demo/eval-fitclams"),
+    ("frames: train/test split", "out/frames/split"),
+    ("frames: training stats", "out/frames/train-stats"),
+    ("frames: S-clusters", "out/frames/sclusters"),
+    ("eval clusters", "out/frames/eval-input"),
+    ("LT-Swap", "out/demo/ltswap"),
+    ("release (FIT-CLAMS + frames)", "releases/build/corpusbench-default/0.1.0"),
+    ("stats on Ray", "out/demo/ray-stats"),
+)
+SCAN_ROOTS = ("out/demo", "out/frames", "releases/build")
+NOT_BUILT = "not built"
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    step: str
+    made: str  # what kind of output ("" when not built)
+    where: str
+    key: str  # the key number(s), or why there are none
+    built: bool
+
+
+def _read(path: Path) -> dict[str, Any] | None:
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return doc if isinstance(doc, dict) else None
+
+
+def _n(x: Any) -> str:
+    return f"{x:,}" if isinstance(x, int) else str(x)
+
+
+def _acc(x: Any) -> str:
+    return f"{x:.3f}" if isinstance(x, int | float) and not math.isnan(x) else "–"
+
+
+def _stats(m: dict[str, Any], _: Path) -> tuple[str, str]:
+    t = m.get("totals", {})
+    tagger = (m.get("tagger") or {}).get("name", "")
+    key = f"{_n(t.get('tokens', '?'))} tokens, {_n(t.get('types', '?'))} types"
+    return "counts/forms/contexts.parquet", key + (f", tagger {tagger}" if tagger else "")
+
+
+def _cac(m: dict[str, Any], _: Path) -> tuple[str, str]:
+    tests = [t for t in m.get("tests", []) if t.get("passed") is not None]
+    passed = sum(1 for t in tests if t["passed"])
+    key = f"{_n(m.get('n_sites', '?'))} determiner sites in {_n(m.get('n_utterances', '?'))} utterances"
+    if tests:
+        key += f"; {passed}/{len(tests)} across-dyad tests pass (p > alpha)"
+    return "sites.parquet, human_stats.csv, overlap.png, tpr.png", key
+
+
+def _fitclams(m: dict[str, Any], _: Path) -> tuple[str, str]:
+    counts: dict[str, dict[str, int]] = m.get("pair_counts", {})
+    parts = [f"{c} {_n(sum(p.values()))}" for c, p in counts.items()]
+    n_paradigms = max((len(p) for p in counts.values()), default=0)
+    key = f"{m.get('language', '?')}: {' + '.join(parts)} pairs, {n_paradigms} paradigms"
+    return "pairs/CORPUS/PARADIGM.parquet, words/", key
+
+
+def _ltswap(m: dict[str, Any], _: Path) -> tuple[str, str]:
+    counts = m.get("counts", {})
+    llm = m.get("llm") or {}
+    model = llm.get("model", "") if isinstance(llm, dict) else str(llm)
+    key = "quadruplets: " + ", ".join(f"{s} {_n(n)}" for s, n in counts.items())
+    return "SUBTASK.parquet, funnel.json, rejects.jsonl", key + (f"; LLM {Path(model).name}" if model else "")
+
+
+def _frames(m: dict[str, Any], _: Path) -> tuple[str, str]:
+    f = m.get("funnel", {})
+    key = f"{_n(f.get('S-clusters', '?'))} S-clusters over {_n(f.get('words', '?'))} words"
+    return "sclusters.parquet, occurrences.parquet", key
+
+
+def _frames_eval(r: dict[str, Any], _: Path) -> tuple[str, str]:
+    rows = r.get("rows", [])
+    if not rows:
+        return "results.json", "no clustering scored"
+    best = max(rows, key=lambda x: x.get("sp", 0) or 0)
+    return "results.json, sp_vs_pp.png", (
+        f"{len(rows)} clusterings; best SP {best.get('sp', 0):.3g} ({best.get('name', '?')}, "
+        f"{best.get('unclustered', '')}), SR {best.get('sr', 0):.3g}"
+    )
+
+
+def _eval(r: dict[str, Any], _: Path) -> tuple[str, str]:
+    model = Path(str((r.get("provenance", {}).get("model") or {}).get("model_id", "?"))).name
+    n, unit = (r["n_sites"], "sites") if "n_sites" in r else (r.get("n_pairs", "?"), "pairs")
+    configs = list(r.get("configs", {}))
+    shown = ", ".join(configs[:3]) + (", …" if len(configs) > 3 else "")
+    key = f"{model}: accuracy {_acc(r.get('accuracy'))} on {_n(n)} {unit} ({shown})"
+    return "results.json, scores.parquet, summary.md", key
+
+
+def _release(p: dict[str, Any], folder: Path) -> tuple[str, str]:
+    rel = p.get("release", {})
+    configs = p.get("configs", [])
+    rows = sum(int(c.get("rows", 0)) for c in configs)
+    key = f"{rel.get('name', '?')} {rel.get('tag', '')}: {len(configs)} configs, {_n(rows)} rows"
+    audit = _read(folder / "audit.json")
+    if audit is None:
+        return "README.md (card), data/, provenance.json", key + "; not audited"
+    solved = {n: c.get("solved_by", []) for n, c in audit.get("configs", {}).items() if c.get("solved_by")}
+    flagged = "; ".join(f"{n} by {', '.join(b)}" for n, b in solved.items()) or "none"
+    return "README.md (card), data/, audit.json", f"{key}; solved by a shallow baseline (>90%): {flagged}"
+
+
+def _split(s: dict[str, Any], _: Path) -> tuple[str, str]:
+    train, test = s.get("train", []), s.get("test", [])
+    return "train/, test/, split.json", f"{_n(len(train))} train / {_n(len(test))} test files"
+
+
+Reader = Callable[[dict[str, Any], Path], tuple[str, str]]
+
+
+def _recognise(folder: Path) -> tuple[Reader, dict[str, Any]] | None:
+    """The reader for a demo output folder, from the file that says what it is."""
+    m = _read(folder / "manifest.json")
+    if m is not None:
+        kind = m.get("kind")
+        if kind == "corpusbench.stats":
+            return _stats, m
+        if kind == "cac" or str(m.get("schema", "")).startswith("cac."):
+            return _cac, m
+        if str(m.get("generator", "")).startswith("fitclams"):
+            return _fitclams, m
+        if kind == "corpusbench.ltswap":
+            return _ltswap, m
+        if kind == "corpusbench.frames":
+            return _frames, m
+    r = _read(folder / "results.json")
+    if r is not None:
+        return (_frames_eval, r) if r.get("kind") == "corpusbench.frames.eval" else (_eval, r)
+    p = _read(folder / "provenance.json")
+    if p is not None and "release" in p:
+        return _release, p
+    s = _read(folder / "split.json")
+    if s is not None:
+        return _split, s
+    return None
+
+
+def describe(step: str, folder: Path, shown: str | None = None) -> Row:
+    """One summary row for ``folder``: "not built" when it is missing, never an exception."""
+    where = shown or str(folder)
+    if not folder.is_dir():
+        return Row(step, "", where, NOT_BUILT, False)
+    found = _recognise(folder)
+    if found is None:
+        n = sum(1 for _ in folder.iterdir())
+        return Row(step, "folder", where, f"{n} entries; no manifest/results/provenance (unfinished?)", True)
+    reader, doc = found
+    try:
+        made, key = reader(doc, folder)
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        return Row(step, "unreadable", where, f"{type(e).__name__}: {e}", True)
+    return Row(step, made, where, key, True)
+
+
+def _extras(root: Path, base: Path, known: set[Path]) -> Iterable[Path]:
+    """Output folders under ``root`` (one or two levels: releases are NAME/VERSION) not listed already."""
+    if not root.is_dir():
+        return []
+    found = []
+    for d in sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")):
+        candidates = (
+            [d] if _recognise(d) else [v for v in sorted(d.iterdir()) if v.is_dir() and _recognise(v)]
+        )
+        found += [c for c in candidates if c.resolve() not in known]
+    return sorted(found, key=lambda p: p.stat().st_mtime)
+
+
+def summarize(base: Path = Path("."), roots: Iterable[str] = SCAN_ROOTS) -> list[Row]:
+    """Rows for the demo's outputs under ``base`` (demo order), then other outputs found in ``roots``."""
+    rows = [describe(step, base / rel, rel) for step, rel in DEMO_OUTPUTS]
+    known = {(base / rel).resolve() for _, rel in DEMO_OUTPUTS}
+    for root in roots:
+        for folder in _extras(base / root, base, known):
+            rel = folder.relative_to(base).as_posix() if folder.is_relative_to(base) else str(folder)
+            rows.append(describe(folder.name, folder, rel))
+            known.add(folder.resolve())
+    return rows
+
+
+def next_steps(rows: list[Row]) -> list[tuple[str, str]]:
+    """Commands to try next, (command, what it does), for what was built."""
+    built = {r.where for r in rows if r.built}
+    release = "releases/build/corpusbench-default/0.1.0"
+    out: list[tuple[str, str]] = []
+    if release in built:
+        out += [
+            (f"less {release}/README.md", "the dataset card: configs, funnel, bins, audit, provenance"),
+            (
+                f"corpusbench eval run --dataset {release} --model models/smollm2-135m-instruct "
+                "--limit 300 --out out/eval-default",
+                "score a model on every config of the release",
+            ),
+            (
+                "make hub",
+                "serve the pushed demo release on a local Hub endpoint (prints the load_dataset line)",
+            ),
+        ]
+    if "out/demo/eval-fitclams" in built:
+        out.append(("open out/demo/eval-fitclams/summary.md", "per-config accuracy, plots next to it"))
+    if "out/demo/cac" in built:
+        out.append(("open out/demo/cac/overlap.png out/demo/cac/tpr.png", "CAC human statistics"))
+    out += [
+        ("corpusbench stats YOUR_CORPUS --out out/my-stats", "start on your own corpus (docs/corpus.md)"),
+        ("corpusbench --help", "every command; docs/index.md for the rest"),
+    ]
+    return out
+
+
+def to_markdown(rows: list[Row], steps: list[tuple[str, str]]) -> str:
+    """The summary as a Markdown page (written next to the outputs)."""
+    lines = ["# What `make demo` made", "", "| step | made | where | key numbers |", "|---|---|---|---|"]
+    lines += [f"| {r.step} | {r.made or '–'} | `{r.where}` | {r.key} |" for r in rows]
+    lines += ["", "## Next", ""]
+    lines += [f"- `{cmd}` — {what}" for cmd, what in steps]
+    return "\n".join(lines) + "\n"
+
+
+def as_json(rows: list[Row]) -> list[dict[str, Any]]:
+    return [asdict(r) for r in rows]
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``corpusbench demo summary`` to the app."""
+    demo_app = typer.Typer(help="What `make demo` made: a summary of its outputs and what to try next.")
+    demo_app.command("summary")(summary_cmd)
+    app.add_typer(demo_app, name="demo")
+
+
+def summary_cmd(
+    base: Path = typer.Argument(Path("."), help="Folder the demo ran in (holds out/ and releases/)."),
+    markdown: Path | None = typer.Option(None, "--markdown", help="Also write the summary here (.md)."),
+    json_out: Path | None = typer.Option(None, "--json", help="Also write the rows here (.json)."),
+) -> None:
+    """Each demo step: what it produced, where, and its key number; then the next commands to try."""
+    from rich.table import Table
+
+    from corpusbench.console import make_console
+    from corpusbench.io import write_json
+
+    rows = summarize(base)
+    steps = next_steps(rows)
+    console = make_console()
+    table = Table(title="What the demo made", title_justify="left")
+    table.add_column("step", ratio=2)
+    table.add_column("where (main files)", ratio=3, overflow="fold")
+    table.add_column("key numbers", ratio=5)
+    for r in rows:
+        where = f"{r.where}\n[dim]{r.made}[/]" if r.made else r.where
+        table.add_row(r.step, where, r.key if r.built else f"[yellow]{r.key}[/]")
+    console.print(table)
+    n_built = sum(r.built for r in rows)
+    console.print(f"{n_built} of {len(rows)} outputs built.\n[bold]Next:[/]", highlight=False)
+    for cmd, what in steps:
+        console.print(f"  {cmd}\n      [dim]{what}[/]", highlight=False, soft_wrap=True)
+    if markdown is not None:
+        from corpusbench.io import atomic_write
+
+        with atomic_write(markdown) as fh:
+            fh.write(to_markdown(rows, steps))
+        console.print(f"wrote {markdown}", highlight=False)
+    if json_out is not None:
+        write_json(json_out, {"rows": as_json(rows), "next": [list(s) for s in steps]})
