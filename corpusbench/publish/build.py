@@ -10,7 +10,9 @@ Layout of a build folder (also the layout of the Hub repo at the release tag)::
     babylm/<config>.jsonl                  BLiMP-shaped JSONL for the BabyLM pipeline
 
 The folder is built in a temporary sibling and renamed at the end, so a failed generator leaves
-nothing behind; an existing build of the same version is replaced.
+nothing behind. An existing build of the same version is never replaced silently: ``force=True`` is
+needed, and then its ``audit.json`` (and the card's audit section) is kept when the data is unchanged
+(same release fingerprint) and otherwise removed, which the build reports.
 """
 
 from __future__ import annotations
@@ -22,9 +24,10 @@ from pathlib import Path
 from typing import Any
 
 from corpusbench.errors import ConfigError, CorpusbenchError, InputError
-from corpusbench.io import atomic_dir, read_json
+from corpusbench.io import atomic_dir, read_json, write_json
 from corpusbench.provenance import code_version, file_sha256, fingerprint
 from corpusbench.publish import tables
+from corpusbench.publish.licences import most_restrictive
 from corpusbench.publish.plugins import (
     CONFIG_NAME,
     TASK_COLUMNS,
@@ -34,8 +37,8 @@ from corpusbench.publish.plugins import (
     ResolvedCorpus,
     generators,
 )
-from corpusbench.publish.render import write_release_files
-from corpusbench.publish.spec import ReleaseSpec
+from corpusbench.publish.render import AUDIT_FILE, write_release_files
+from corpusbench.publish.spec import GeneratorSpec, ReleaseSpec
 
 log = logging.getLogger(__name__)
 FORMAT = "corpusbench-release/1"
@@ -46,6 +49,7 @@ SPLIT = "test"
 class BuildResult:
     path: Path
     manifest: dict[str, Any]
+    notes: tuple[str, ...] = ()  # what a forced rebuild did with the previous build's audit
 
     @property
     def configs(self) -> list[dict[str, Any]]:
@@ -62,10 +66,19 @@ def build_release(
     *,
     work_root: Path | None = None,
     on_event: Callable[[str], None] | None = None,
+    force: bool = False,
 ) -> BuildResult:
-    """Run every generator of ``spec`` and write the release folder; returns its path and manifest."""
+    """Run every generator of ``spec`` and write the release folder; returns its path and manifest.
+
+    Refuses (``InputError``, nothing written) when the version folder exists, unless ``force``."""
     say = on_event or (lambda msg: log.info("%s", msg))
     out = Path(out_root) / spec.name / spec.version
+    if out.exists() and not force:
+        raise InputError(
+            f"{out} exists: release {spec.name} {spec.tag} was built before; bump version in the spec, "
+            "or rebuild it with --force (its audit is kept only if the data is unchanged)"
+        )
+    old_audit = _previous_audit(out)
     work_root = Path(work_root) if work_root else Path(out_root) / ".work" / spec.name
     corpora = {key: _resolve_corpus(spec, key) for key in sorted(spec.corpora)}
     say(f"fingerprinted {len(corpora)} corpus/corpora")
@@ -103,16 +116,53 @@ def build_release(
             f"config name(s) {', '.join(dupes)} produced twice; give generators a config prefix"
         )
 
+    licences = {g.id: _config_licence(spec, g) for g in spec.generators}
+    notes: list[str] = []
     with atomic_dir(out) as tmp:
-        entries = [_write_config(tmp, gen_id, cfg) for gen_id, cfg in produced]
+        entries = [_write_config(tmp, gen_id, cfg, licences[gen_id]) for gen_id, cfg in produced]
         say(f"wrote {len(entries)} parquet config(s)")
         manifest = _manifest(spec, corpora, entries)
+        if old_audit is not None:
+            if old_audit.get("release_fingerprint") == manifest["release_fingerprint"]:
+                write_json(tmp / AUDIT_FILE, old_audit)
+                notes.append(f"kept {AUDIT_FILE} of the previous build (same release fingerprint)")
+            else:
+                notes.append(
+                    f"removed {AUDIT_FILE} and the card's audit section: the data changed since the audit; "
+                    f"run `corpusbench audit {out}` again"
+                )
         write_release_files(tmp, manifest)
+    for note in notes:
+        say(note)
     say(f"release {spec.name} {spec.tag} built in {out}")
-    return BuildResult(path=out, manifest=manifest)
+    return BuildResult(path=out, manifest=manifest, notes=tuple(notes))
 
 
-def _write_config(root: Path, gen_id: str, cfg: ReleaseConfig) -> dict[str, Any]:
+def _previous_audit(out: Path) -> dict[str, Any] | None:
+    path = out / AUDIT_FILE
+    return read_json(path) if path.is_file() else None
+
+
+def _config_licence(spec: ReleaseSpec, gen: GeneratorSpec) -> dict[str, Any]:
+    """The licence note of a generator's configs: the most restrictive of the corpora it reads."""
+    keys = spec.generator_corpora(gen)
+    declared = spec.corpus_licences(keys)
+    return {
+        "license": most_restrictive(declared.values()) or spec.license,
+        "release_license": spec.license,
+        "sources": [
+            {
+                "corpus": k,
+                "license": spec.corpora[k].license,
+                "attribution": spec.corpora[k].attribution.strip(),
+            }
+            for k in keys
+        ],
+        "undeclared": [k for k in keys if k not in declared],
+    }
+
+
+def _write_config(root: Path, gen_id: str, cfg: ReleaseConfig, licence: dict[str, Any]) -> dict[str, Any]:
     where = f"generator {gen_id!r}, config {cfg.name!r}"
     if not CONFIG_NAME.match(cfg.name):
         raise ConfigError(f"{where}: config names must be lowercase letters, digits, '_' and '-'")
@@ -124,6 +174,15 @@ def _write_config(root: Path, gen_id: str, cfg: ReleaseConfig) -> dict[str, Any]
     tables.check_columns(table, TASK_COLUMNS[cfg.task], where)
     rel = data_file(cfg.name)
     tables.write_parquet(table, root / rel)
+    files = [{"path": rel, "sha256": file_sha256(root / rel), "size": (root / rel).stat().st_size}]
+    for name, obj in sorted(cfg.extra_files.items()):
+        if not CONFIG_NAME.match(name.removesuffix(".json")) or not name.endswith(".json"):
+            raise ConfigError(f"{where}: extra file {name!r} must be a plain '<name>.json'")
+        extra = f"data/{cfg.name}/{name}"
+        write_json(root / extra, obj)
+        files.append(
+            {"path": extra, "sha256": file_sha256(root / extra), "size": (root / extra).stat().st_size}
+        )
     return {
         "name": cfg.name,
         "generator": gen_id,
@@ -132,7 +191,7 @@ def _write_config(root: Path, gen_id: str, cfg: ReleaseConfig) -> dict[str, Any]
         "rows": table.num_rows,
         "columns": [[f.name, tables.type_name(f.type)] for f in table.schema],
         "content_fingerprint": tables.content_fingerprint(table),
-        "files": [{"path": rel, "sha256": file_sha256(root / rel), "size": (root / rel).stat().st_size}],
+        "files": files,
         "funnel": [[str(k), int(v)] for k, v in cfg.funnel.items()],  # ordered stages (JSON keys get sorted)
         "bins": [[str(k), int(v)] for k, v in cfg.bins.items()],
         "parameters": dict(cfg.parameters),
@@ -141,6 +200,9 @@ def _write_config(root: Path, gen_id: str, cfg: ReleaseConfig) -> dict[str, Any]
         "citations": list(cfg.citations),
         "limitations": list(cfg.limitations),
         "roles": _roles(cfg, table.column_names, where),
+        "licence": licence,
+        "notes": list(cfg.notes),
+        "card_section": cfg.card_section.strip(),
     }
 
 

@@ -25,14 +25,21 @@ def build(
     spec: Path = typer.Argument(..., help="Release spec YAML (releases/NAME.yaml)."),
     out_dir: Path = typer.Option(Path("releases/build"), "--out", "-o", help="Root of the build folders."),
     set_: list[str] = typer.Option([], "--set", help="Dotted override, e.g. --set seed=7 (repeatable)."),
+    force: bool = typer.Option(
+        False,
+        "--force",
+        help="Rebuild an existing version folder (its audit is kept if the data is unchanged, else removed).",
+    ),
 ) -> None:
-    """Run the spec's generators and write releases/build/NAME/VERSION/ (data, card, provenance, evals)."""
+    """Run the spec's generators and write releases/build/NAME/VERSION/ (data, card, provenance, evals).
+
+    Refuses when that version was built before, unless --force."""
     from corpusbench.publish.build import build_release
     from corpusbench.publish.spec import ReleaseSpec, parse_override_args
 
     release_spec = ReleaseSpec.load(spec, overrides=parse_override_args(set_))
     with err.status(f"building {release_spec.name} {release_spec.tag}") as status:
-        result = build_release(release_spec, out_dir, on_event=lambda msg: status.update(msg))
+        result = build_release(release_spec, out_dir, on_event=lambda msg: status.update(msg), force=force)
     table = Table(title=f"{release_spec.name} {release_spec.tag} → {result.path}")
     for col in ("config", "task", "rows", "kept/read", "content sha256"):
         table.add_column(col, justify="right" if col == "rows" else "left")
@@ -41,6 +48,8 @@ def build(
         kept = f"{funnel['kept']}/{funnel['read']}" if {"kept", "read"} <= set(funnel) else "-"
         table.add_row(c["name"], c["task"], str(c["rows"]), kept, c["content_fingerprint"][:16])
     out.print(table)
+    for note in result.notes:
+        out.print(f"[yellow]note:[/] {note}")
 
 
 @release_app.command("push")

@@ -32,12 +32,19 @@ LICENSE = re.compile(r"^[a-z0-9][a-z0-9.+-]*$")
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CorpusSpec:
-    """A corpus: its text (``path``) and, optionally, its ``corpusbench stats`` folder."""
+    """A corpus: its text (``path``), optionally its ``corpusbench stats`` folder, and its licence.
+
+    ``license`` is the licence of the corpus text (a Hub licence id, or ``public-domain``); every config
+    built from it and the release carry it (see :mod:`corpusbench.publish.licences`). ``attribution``
+    is the credit line the licence asks for, printed in the card.
+    """
 
     path: str
     stats: str | None = None
     language: str | None = None
     reader: str = "auto"
+    license: str | None = None
+    attribution: str = ""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -92,6 +99,17 @@ class ReleaseSpec:
         p = Path(value).expanduser()
         return p if p.is_absolute() else self.base_dir / p
 
+    def corpus_licences(self, keys: Any = None) -> dict[str, str]:
+        """Declared licences of the corpora ``keys`` (default: all), by corpus key."""
+        keys = self.corpora if keys is None else keys
+        return {k: self.corpora[k].license for k in keys if k in self.corpora and self.corpora[k].license}
+
+    def generator_corpora(self, gen: GeneratorSpec) -> list[str]:
+        """The corpora a generator reads: its ``corpus`` and any param value naming a corpus key."""
+        keys = [gen.corpus] if gen.corpus else []
+        keys += [v for v in gen.params.values() if isinstance(v, str) and v in self.corpora]
+        return list(dict.fromkeys(keys))
+
     def resolved(self) -> dict[str, Any]:
         """The spec as plain data (defaults filled in), as saved in ``provenance.json``."""
         data = _to_plain(self)
@@ -139,6 +157,18 @@ class ReleaseSpec:
             raise bad(
                 "license", f"{self.license!r} is not a Hub licence id (e.g. cc-by-4.0, apache-2.0, other)"
             )
+        for key, corpus in self.corpora.items():
+            if corpus.license is not None and not LICENSE.match(corpus.license):
+                raise bad(
+                    f"corpora.{key}.license",
+                    f"{corpus.license!r} is not a licence id (e.g. public-domain, cc-by-nc-sa-3.0, mit)",
+                )
+        from corpusbench.publish.licences import check_release
+
+        try:
+            check_release(self.license, self.corpus_licences())
+        except ConfigError as e:
+            raise ConfigError(f"{where}: {e}") from None
         for i, lang in enumerate(self.language):
             if not LANGUAGE.match(lang):
                 raise bad(f"language[{i}]", f"{lang!r} is not an ISO 639 code (e.g. en, fr, de)")

@@ -23,7 +23,7 @@ CONFIGS = ["agreement", "anaphora", "determiners"]
 
 def build(folder: Path, overrides: dict | None = None, **changes) -> Path:
     spec = ReleaseSpec.load(write_spec(folder, **changes), overrides=overrides)
-    return build_release(spec, folder / "build").path
+    return build_release(spec, folder / "build", force=True).path
 
 
 def tree(folder: Path) -> dict[str, str]:
