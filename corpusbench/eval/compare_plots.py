@@ -1,0 +1,200 @@
+"""Figures of ``corpusbench compare``: accuracy vs frequency bin per model (LT-Swap Fig. 3 style,
+FIT-CLAMS noun/verb bins), ΔP vs log frequency (FIT-CLAMS §6) and CAC model-vs-human metrics.
+
+Every figure is titled and axis-labelled, shows n, draws 95% CIs (same bootstrap as the table),
+dodges models along x so markers and bars do not overlap, and keeps the legend outside the axes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from corpusbench.eval.compare import _ci, _mean_stat, ltswap_cells, ltswap_stat
+from corpusbench.eval.plots import _plt, _save
+
+if TYPE_CHECKING:
+    from corpusbench.eval.compare import Run
+
+MARKERS = "osD^vP*X"
+
+
+def _dodge(i: int, k: int, width: float = 0.3) -> float:
+    return 0.0 if k == 1 else (i / (k - 1) - 0.5) * width
+
+
+def _lines(
+    ax: Any,
+    runs: Sequence[Run],
+    series: Callable[[Run], dict[int, tuple[float, list[float], int]] | None],
+) -> dict[int, int]:
+    """One line per model: {bin: (value, ci, n)}; returns the largest n per bin (for tick labels)."""
+    ns: dict[int, int] = {}
+    shown = [(r, s) for r in runs if (s := series(r))]
+    for i, (run, pts) in enumerate(shown):
+        xs = sorted(pts)
+        ys = np.array([pts[x][0] for x in xs])
+        lo = np.array([pts[x][1][0] for x in xs])
+        hi = np.array([pts[x][1][1] for x in xs])
+        err = np.vstack([np.nan_to_num(ys - lo), np.nan_to_num(hi - ys)])
+        dx = _dodge(i, len(shown))
+        ax.errorbar(
+            np.array(xs) + dx,
+            ys,
+            yerr=err,
+            marker=MARKERS[i % len(MARKERS)],
+            ms=4,
+            capsize=2,
+            lw=1.2,
+            label=run.label,
+        )
+        for x in xs:
+            ns[x] = max(ns.get(x, 0), pts[x][2])
+    return ns
+
+
+def _bin_axis(ax: Any, ns: Mapping[int, int], xlabel: str) -> None:
+    xs = sorted(ns)
+    ax.set_xticks(xs, [f"{x}\nn={ns[x]}" for x in xs], fontsize=7)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("accuracy")
+    ax.axhline(0.5, color="grey", lw=0.8, ls="--")
+    ax.set_ylim(-0.02, 1.02)
+
+
+def _legend(fig: Any, ax: Any) -> None:
+    handles, labels = ax.get_legend_handles_labels()
+    if handles:
+        fig.legend(
+            handles,
+            labels,
+            loc="upper center",
+            bbox_to_anchor=(0.5, 0.0),
+            ncol=min(len(labels), 3),
+            fontsize=8,
+            frameon=False,
+        )
+
+
+def plot_ltswap(runs: Sequence[Run], out: Path, n_boot: int, seed: int) -> str | None:
+    def series(run: Run) -> dict[int, tuple[float, list[float], int]] | None:
+        lt = run.bench.get("ltswap")
+        if not lt:
+            return None
+        cells = ltswap_cells(lt)
+        pts = {}
+        for b, v in lt["per_bin"].items():
+            n = sum(c[0] for k, c in cells.items() if int(k.rsplit("|", 1)[1]) == int(b))
+            ci = _ci(lambda a, b=b: ltswap_stat(a, bin_=int(b)), cells, n_boot, seed)
+            pts[int(b)] = (v, ci, n)
+        return pts
+
+    if not any(r.bench.get("ltswap") for r in runs):
+        return None
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(6.4, 3.8))
+    ns = _lines(ax, runs, series)
+    _bin_axis(ax, ns, "frequency bin (n = pairs per bin)")
+    ax.set_ylabel("LT-Swap score (mean of subtasks)")
+    ax.set_title(
+        "LT-Swap score by frequency bin (bin 0: InflectionSwap + AgreementSwap only), 95% CI", fontsize=9
+    )
+    _legend(fig, ax)
+    _save(fig, out / "ltswap_by_bin.png")
+    plt.close(fig)
+    return "ltswap_by_bin.png"
+
+
+def plot_fitclams_bins(runs: Sequence[Run], out: Path, n_boot: int, seed: int) -> str | None:
+    if not any(r.bench.get("fitclams") for r in runs):
+        return None
+
+    def series(key: str) -> Callable[[Run], dict[int, tuple[float, list[float], int]] | None]:
+        def get(run: Run) -> dict[int, tuple[float, list[float], int]] | None:
+            fc = run.bench.get("fitclams")
+            if not fc or not fc[key]:
+                return None
+            return {
+                int(b): (c["accuracy"], _ci(_mean_stat, {b: (c["n"], c["n_correct"])}, n_boot, seed), c["n"])
+                for b, c in fc[key].items()
+            }
+
+        return get
+
+    plt = _plt()
+    fig, axes = plt.subplots(1, 2, figsize=(9.0, 3.8), sharey=True)
+    for ax, key, what in ((axes[0], "per_noun_bin", "subject noun"), (axes[1], "per_verb_bin", "verb")):
+        ns = _lines(ax, runs, series(key))
+        _bin_axis(ax, ns, f"{what} frequency bin")
+        ax.set_title(f"by {what} bin", fontsize=9)
+    axes[1].set_ylabel("")
+    fig.suptitle(
+        "FIT-CLAMS accuracy by training-corpus frequency bin (all paradigms; n = pairs per bin; 95% CI)",
+        fontsize=10,
+    )
+    _legend(fig, axes[0])
+    _save(fig, out / "fitclams_by_bin.png")
+    plt.close(fig)
+    return "fitclams_by_bin.png"
+
+
+def plot_delta(runs: Sequence[Run], out: Path) -> str | None:
+    pts = {
+        r.label: p
+        for r in runs
+        if (p := ((r.bench.get("fitclams") or {}).get("delta_ols") or {}).get("points"))
+    }
+    if not pts:
+        return None
+    plt = _plt()
+    fig, axes = plt.subplots(1, 2, figsize=(9.0, 3.8), sharey=True)
+    for ax, key, what in (
+        (axes[0], "verb", "verb form"),
+        (axes[1], "subject_good", "grammatical subject form"),
+    ):
+        for i, (label, p) in enumerate(pts.items()):
+            x, y = np.asarray(p[key], float), np.asarray(p["delta"], float)
+            dots = ax.scatter(
+                x, y, s=10, alpha=0.45, marker=MARKERS[i % len(MARKERS)], label=f"{label} (n={len(y)})"
+            )
+            if len(set(x.tolist())) > 1:
+                slope, icept = np.polyfit(x, y, 1)
+                r2 = float(np.corrcoef(x, y)[0, 1] ** 2)
+                xs = np.linspace(x.min(), x.max(), 20)
+                ax.plot(xs, slope * xs + icept, color=dots.get_facecolor()[0][:3], lw=1.4)
+                ax.text(
+                    0.02,
+                    0.97 - 0.07 * i,
+                    f"{label}: R² {r2:.2f}",
+                    transform=ax.transAxes,
+                    fontsize=7,
+                    va="top",
+                    color=dots.get_facecolor()[0][:3],
+                )
+        ax.axhline(0, color="grey", lw=0.8, ls="--")
+        if ax is axes[0]:  # shared y: headroom once, so the R² lines sit above the points
+            lo, hi = ax.get_ylim()
+            ax.set_ylim(lo, hi + (hi - lo) * 0.07 * (len(pts) + 1))
+        ax.set_xlabel(f"smoothed ln count of the {what}")
+        ax.set_title(f"ΔP vs {what} frequency", fontsize=9)
+    axes[0].set_ylabel("ΔP = log P(good) − log P(bad) (nats)")
+    fig.suptitle(
+        "FIT-CLAMS simple agreement: ΔP vs training-corpus log frequency (line and R²: this predictor alone)",
+        fontsize=10,
+    )
+    _legend(fig, axes[0])
+    _save(fig, out / "fitclams_delta_vs_logfreq.png")
+    plt.close(fig)
+    return "fitclams_delta_vs_logfreq.png"
+
+
+def plot_all(runs: Sequence[Run], out: Path, *, n_boot: int = 2000, seed: int = 0) -> list[str]:
+    made = [
+        plot_ltswap(runs, out, n_boot, seed),
+        plot_fitclams_bins(runs, out, n_boot, seed),
+        plot_delta(runs, out),
+    ]
+    return [m for m in made if m]
