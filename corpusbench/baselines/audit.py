@@ -23,6 +23,7 @@ from corpusbench.baselines.scoring import NgramScorer
 from corpusbench.baselines.train import TrainParams, model_manifest, train_ngrams
 from corpusbench.corpus.readers import CorpusSpec
 from corpusbench.errors import ConfigError, InputError
+from corpusbench.eval.benchmarks import TIE_RULE
 from corpusbench.eval.data import table_pairs
 from corpusbench.eval.runner import score_pairs
 from corpusbench.io import atomic_write, read_json, write_json
@@ -119,7 +120,11 @@ def audit_config(
     """Per-pair scores of every baseline on one config -> accuracies overall, per group and per bin."""
     roles = cfg["roles"]
     group_col = roles.get("group")
-    pairs = table_pairs(df, cfg["name"], cfg["name"], group_col if group_col in df.columns else None)
+    pairs = (
+        table_pairs(df, cfg["name"], cfg["name"], None, cfg["roles"])
+        if cfg.get("roles")
+        else table_pairs(df, cfg["name"], cfg["name"], group_col if group_col in df.columns else None)
+    )
     scores: dict[str, np.ndarray] = {}
     for kind, scorer in scorers.items():
         delta = np.array([s.delta for s in score_pairs(scorer, pairs, scoring=scoring)])
@@ -131,10 +136,13 @@ def audit_config(
         scores[name] = np.array(
             [heuristics.pair_score(rule, p.good, p.bad, p.good_span, p.bad_span) for p in pairs]
         )
+    # the eval tie rule (corpusbench.eval.benchmarks.TIE_RULE): a tie (0.5 here) is not a win, counted apart
+    ties = {b: float((v == 0.5).mean()) for b, v in scores.items()}
+    scores = {b: np.where(v == 0.5, 0.0, v) for b, v in scores.items()}
     out: dict[str, Any] = {
         "n": len(pairs),
         "accuracy": {b: _acc(v) for b, v in scores.items()},
-        "ties": {b: float((v == 0.5).mean()) for b, v in scores.items()},
+        "ties": ties,
     }
     groups = [p.group for p in pairs]
     if len({g for g in groups if g is not None}) > 1:
@@ -215,8 +223,9 @@ def run_audit(
             if params.scoring == "auto"
             else "n-gram models: summed log-probability of whole sentences with </s>"
         )
-        + "; rules look at the critical word (else the first changed word). A tie (the baseline cannot "
-        "tell the two sentences apart) counts 0.5.",
+        + "; rules look at the critical word (else the first changed word). Ties: "
+        + TIE_RULE
+        + " (`ties` = fraction of tied pairs).",
         "scoring_mode": params.scoring,
         "baselines": baselines,
         "unflagged": ["oracle"],
