@@ -10,7 +10,7 @@ rule's agreement marker:
 - DET: the determiner right before the noun (this/that vs these/those).
 
 SHORT rules allow at most two shared words between noun and marker and no relative clause; LONG
-rules need a relative clause (that/who/which) of at least three shared words. Both sentences are
+rules need the paper's relative clause: the noun followed by "that can be ...". Both sentences are
 cut right after the marker (DET: after the noun) and end with a full stop, so nothing after the
 marker can give the number away. Unlike the reference, irregular plurals are fine and nothing is
 deleted from inside a sentence.
@@ -61,6 +61,7 @@ NUMBER_MARKED_PREFIX = frozenset(
 )
 SHORT_MAX_GAP = 2
 LONG_MIN_GAP = 3
+LONG_OPENING = ["that", "can", "be"]  # paper §2.4 / reference: both LONG sentences contain "that can be"
 
 
 def is_sv_pair(sg: str, pl: str) -> bool:
@@ -130,7 +131,7 @@ def check_agreement(
         relative = bool(RELATIVE.intersection(shared))
         if rule.endswith("SHORT") and (len(shared) > SHORT_MAX_GAP or relative):
             return Verdict.drop("not_short_distance"), None
-        if rule.endswith("LONG") and (len(shared) < LONG_MIN_GAP or not relative):
+        if rule.endswith("LONG") and (len(shared) < LONG_MIN_GAP or shared[:3] != LONG_OPENING):
             return Verdict.drop("not_long_distance"), None
         ends = (a[i + k][2], b[j + k][2])
     cut_a, cut_b = _cut(sg_text, ends[0]), _cut(pl_text, ends[1])

@@ -93,3 +93,51 @@ def score(items: Sequence[JudgeItem], labels: Sequence[bool], verdicts: Sequence
             )
         )
     return out
+
+
+FIGURES = Path(__file__).with_name("data") / "judge_figures.json"
+
+
+def judge_figures(model: str | None, judge: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The shipped calibration figures of ``model`` under the run's judge (rule + prompt hashes), if
+    measured with exactly those prompts (``data/judge_figures.json``, written by ``judge-check --out``)."""
+    import json
+
+    if not model or not judge or not FIGURES.is_file():
+        return None
+    by_model = json.loads(FIGURES.read_text(encoding="utf-8")).get(model) or {}
+    fig = (by_model.get("rules") or {}).get(judge["rule"])
+    if (
+        not fig
+        or fig.get("prompts") != judge.get("prompts")
+        or fig.get("threshold") != judge.get("threshold")
+    ):
+        return None
+    return {"model": model, "items": by_model.get("n"), **fig}
+
+
+def figures_markdown(fig: dict[str, Any] | None, rule: str) -> str:
+    """A small Markdown table of a judge's calibration figures (or a line saying how to measure them)."""
+    if fig is None:
+        return (
+            f"Judge figures: not measured for this model with the `{rule}` rule; run "
+            f"`corpusbench ltswap judge-check --model MODEL --filter-rule {rule}`."
+        )
+
+    def pct(x: float | None) -> str:
+        return "—" if x is None else f"{100 * x:.0f}%"
+
+    lines = [
+        f"Judge `{fig['model']}`, rule `{rule}` (threshold {fig['threshold']}), "
+        f"on the {fig['items']} labelled "
+        "quadruplets of corpusbench's calibration set (`corpusbench ltswap judge-check`):",
+        "",
+        "| subtask | items | accuracy | first-option rate | keep-precision | keep-recall |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for s in fig["scores"]:
+        lines.append(
+            f"| {s['subtask']} | {s['n']} | {pct(s['accuracy'])} | {pct(s['first_option_rate'])} | "
+            f"{pct(s['keep_precision'])} | {pct(s['keep_recall'])} |"
+        )
+    return "\n".join(lines)

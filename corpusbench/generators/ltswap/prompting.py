@@ -10,15 +10,13 @@ from typing import Any
 
 from corpusbench import prompts
 
-WORD = "ltswap/word_sentence.v1"
+WORD = "ltswap/word_sentence.v2"  # at least 20 words, as the reference asks
 SAME_LEMMA = "ltswap/same_lemma.v1"
-FILTER_NONCE = "ltswap/filter_nonce.v1"
-FILTER_GRAMMATICAL = "ltswap/filter_grammatical.v1"
 AGREEMENT = {
     "SVSHORT": "ltswap/agreement_sv_short.v1",
-    "SVLONG": "ltswap/agreement_sv_long.v1",
+    "SVLONG": "ltswap/agreement_sv_long.v2",  # v2: "that can be ..." as in the paper
     "ANAPHORSHORT": "ltswap/agreement_anaphor_short.v1",
-    "ANAPHORLONG": "ltswap/agreement_anaphor_long.v1",
+    "ANAPHORLONG": "ltswap/agreement_anaphor_long.v2",
     "DET": "ltswap/agreement_det.v1",
 }
 # the judge (judging.py): pairwise prompts read without a forced "[", and pointwise yes/no prompts
@@ -28,8 +26,7 @@ JUDGE_YES_NO_SENSE = "ltswap/judge_yes_no_sense.v1"
 JUDGE_YES_NO_GRAMMATICAL = "ltswap/judge_yes_no_grammatical.v1"
 JUDGE = (JUDGE_CHOOSE_NONCE, JUDGE_CHOOSE_GRAMMATICAL, JUDGE_YES_NO_SENSE, JUDGE_YES_NO_GRAMMATICAL)
 # French and German (WordSwap only): the language is named in the prompt
-WORD_LANG = "ltswap/word_sentence_lang.v1"
-FILTER_NONCE_LANG = "ltswap/filter_nonce_lang.v1"
+WORD_LANG = "ltswap/word_sentence_lang.v2"
 LANGUAGE_NAMES = {"en": "English", "fr": "French", "de": "German"}
 ALL = (WORD, SAME_LEMMA, *AGREEMENT.values(), WORD_LANG, *JUDGE)
 

@@ -161,6 +161,13 @@ def test_agreement_cut(rule, sg, pl, cut_sg, cut_pl):
             "not_short_distance",
         ),
         ("SVLONG", "The cat sleeps.", "The cats sleep.", "not_long_distance"),
+        # the paper's long rule: the relative clause is "that can be ..."
+        (
+            "SVLONG",
+            "The cat that the dog saw sleeps.",
+            "The cats that the dog saw sleep.",
+            "not_long_distance",
+        ),
         ("SVSHORT", "The cat hurt itself.", "The cats hurt themselves.", "no_agreement_marker"),  # wrong rule
         ("ANAPHORSHORT", "The cat sleeps.", "The cats sleep.", "no_agreement_marker"),
         (

@@ -28,9 +28,9 @@ WORD_FRAMES = {
 ENDINGS = ("there", "here", "now", "good")  # by word, so that two words rarely share a sentence frame
 AGR_FRAMES = {
     "SVSHORT": "Singular: [The {sg} is here.]\nPlural: [The {pl} are here.]",
-    "SVLONG": "[The {sg} that we saw is good.] [The {pl} that we saw are good.]",
+    "SVLONG": "[The {sg} that can be seen is good.] [The {pl} that can be seen are good.]",
     "ANAPHORSHORT": "Sure!\n1. The {sg} hurt itself.\n2. The {pl} hurt themselves.",
-    "ANAPHORLONG": "[The {sg} that we saw hurt itself.] [The {pl} that we saw hurt themselves.]",
+    "ANAPHORLONG": "[The {sg} that can be seen hurt itself.] [The {pl} that can be seen hurt themselves.]",
     "DET": "[This {sg} is good.] [These {pl} are good.]",
 }
 
