@@ -13,6 +13,7 @@ tuples. Taggers are created lazily inside worker processes (``make_tagger`` is p
 
 from __future__ import annotations
 
+import functools
 import importlib.metadata as md
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Protocol
@@ -88,12 +89,14 @@ STTS_PREFIX_TO_UPOS = (
 )
 
 
+@functools.lru_cache(maxsize=4096)
 def ptb_upos(tag: str) -> str:
     if tag in PTB_TO_UPOS:
         return PTB_TO_UPOS[tag]
     return "PUNCT" if not any(c.isalpha() for c in tag) or tag in ("-LRB-", "-RRB-") else "X"
 
 
+@functools.lru_cache(maxsize=4096)
 def stts_upos(tag: str) -> str:
     for prefix, upos in STTS_PREFIX_TO_UPOS:
         if tag.startswith(prefix):
@@ -241,11 +244,18 @@ class SpacyTagger:
 
 
 class HantaTagger:
-    """German: punkt sentences, NLTK tokens, HanoverTagger STTS tags and lemmas."""
+    """German: punkt sentences, NLTK tokens, HanoverTagger STTS tags and lemmas.
+
+    ``fast`` (default): the same tokens, tags and lemmas, much faster. Sentences and tokens come from
+    ``corpus.tokenize`` (NLTK's rules on ``re``), HanTa's per-word steps are memoised and its
+    sentence Viterbi visits only the word's tags (``corpus.hanta``), and whole sentences are
+    memoised (tagging is a function of the token list). ``tests/corpus/test_taggers.py`` compares
+    both paths.
+    """
 
     name = "hanta"
 
-    def __init__(self, lang: str = "de") -> None:
+    def __init__(self, lang: str = "de", fast: bool = True, cache_size: int = 1 << 18) -> None:
         if lang != "de":
             raise ConfigError(f"the hanta tagger is for German (got --lang {lang})")
         from HanTa import HanoverTagger as ht
@@ -254,33 +264,45 @@ class HantaTagger:
 
         require_nltk_resource("tokenizers/punkt_tab/german/")
         self.lang = lang
-        self._tagger = ht.HanoverTagger("morphmodel_ger.pgz")
+        self.fast = fast
+        self._tagger = tagger = ht.HanoverTagger("morphmodel_ger.pgz")
+        if fast:
+            from corpusbench.corpus.hanta import FastHanta
+            from corpusbench.corpus.tokenize import split_sentences, tokenize
+
+            self._split = lambda text: split_sentences(text, "de")
+            self._tokenize = lambda sent: tokenize(sent, "de")
+            self._tag = FastHanta(tagger, cache_size).tag_sent
+            self._tag_sent = functools.lru_cache(maxsize=cache_size // 4)(self._tag_tuple)
+        else:
+            import nltk
+
+            self._split = lambda text: nltk.sent_tokenize(text, "german")
+            self._tokenize = lambda sent: nltk.word_tokenize(sent, "german", preserve_line=True)
+            self._tag = lambda toks: tagger.tag_sent(toks, taglevel=1)
+            self._tag_sent = self._tag_tuple
+
+    def _tag_tuple(self, toks: tuple[str, ...]) -> Sentence:
+        tagged = self._tag(list(toks))
+        # taglevel 1 writes the feature in parentheses ("VV(FIN)", "ADJ(A)"): normalise to STTS
+        tags = [t.replace("(", "").replace(")", "") for _, _, t in tagged]
+        return [(w, t, stts_upos(t), lem.lower(), "") for (w, lem, _), t in zip(tagged, tags, strict=True)]
 
     def tag_texts(self, texts: Sequence[str]) -> list[list[Sentence]]:
-        import nltk
-
         out = []
         for text in texts:
             sents = []
-            for s in nltk.sent_tokenize(text, "german"):
-                toks = nltk.word_tokenize(s, "german", preserve_line=True)
-                if not toks:
-                    continue
-                tagged = self._tagger.tag_sent(toks, taglevel=1)
-                # taglevel 1 writes the feature in parentheses ("VV(FIN)", "ADJ(A)"): normalise to STTS
-                tags = [t.replace("(", "").replace(")", "") for _, _, t in tagged]
-                sents.append(
-                    [
-                        (w, t, stts_upos(t), lem.lower(), "")
-                        for (w, lem, _), t in zip(tagged, tags, strict=True)
-                    ]
-                )
+            for s in self._split(text):
+                toks = self._tokenize(s)
+                if toks:
+                    sents.append(self._tag_sent(tuple(toks)))
             out.append(sents)
         return out
 
     def describe(self) -> dict[str, str]:
         return {
             "name": self.name,
+            "implementation": "corpusbench cached HanTa" if self.fast else "HanTa",
             "model": "morphmodel_ger.pgz",
             "hanta": _version("HanTa"),
             "nltk": _version("nltk"),
@@ -313,5 +335,5 @@ def make_tagger(name: str, lang: str, spacy_model: str | None = None, fast: bool
     if name == "spacy":
         return SpacyTagger(lang, spacy_model)
     if name == "hanta":
-        return HantaTagger(lang)
+        return HantaTagger(lang, fast=fast)
     raise ConfigError(f"unknown tagger {name!r}; choose one of {', '.join(TAGGERS)}")
