@@ -364,26 +364,59 @@ def run_cac_eval(spec: EvalSpec, progress: ProgressFactory | None = None) -> Eva
     )
 
 
+def release_config_table(release: Any, config: str) -> Any:
+    """The rows of one config of a release (:class:`corpusbench.eval.release.Release`): read from the
+    local build folder, or fetched from the Hub (``release.source`` at ``release.revision``)."""
+    import pandas as pd
+
+    if release.root is not None:
+        files = release.data_files(config)
+    else:
+        from huggingface_hub import snapshot_download
+
+        local = snapshot_download(
+            release.source,
+            repo_type="dataset",
+            revision=release.revision,
+            allow_patterns=[f"data/{config}/*.parquet"],
+        )
+        files = sorted(Path(local, "data", config).glob("*.parquet"))
+        if not files:
+            raise InputError(f"{release.source}@{release.revision}: no parquet files under data/{config}/")
+    return pd.concat([pd.read_parquet(f) for f in files], ignore_index=True)
+
+
 def run_cac_release_config(
     spec: EvalSpec,
     table: Any,
-    config_entry: dict[str, Any],
+    config_entry: Any,
     *,
     progress: ProgressFactory | None = None,
     scorer: Any = None,
     model_provenance: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Score one release config of task ``cac`` (``table``: its rows; ``config_entry``: its manifest
-    entry). Returns a JSON-able dict: ``score`` (MLE agreement with the humans), the model-side
-    metrics per role (expected overlap and bias vs Yang, expected TPR, D×N and TPR tests, the
-    degenerate-model flag), the human statistics recomputed from the rows, and ``sites`` (per-site
-    label probabilities). Pass an open ``scorer`` (with its ``model_provenance``) to reuse a model.
+    entry, a mapping or an object with ``name``/``parameters``). Returns a JSON-able dict: ``score``
+    (MLE agreement with the humans), the model-side metrics per role (expected overlap and bias vs
+    Yang, expected TPR, D×N and TPR tests, the degenerate-model flag), the human statistics
+    recomputed from the rows, and ``sites`` (per-site label probabilities). The alternation comes
+    from the entry's parameters, else from the table's ``alternation`` column; the test settings
+    (baseline, alpha, Zipf exponent) from the parameters, else the paper's defaults. Pass an open
+    ``scorer`` (with its ``model_provenance``) to reuse a loaded model.
     """
     from corpusbench.generators.cac.stats import human_stats
-    from corpusbench.generators.cac.table import table_sites
+    from corpusbench.generators.cac.table import ALTERNATION_COLUMN, table_sites
 
-    params = dict(config_entry.get("parameters") or {})
-    cac_params = dict(params.get("cac_parameters") or params)
+    def get(key: str) -> Any:
+        if isinstance(config_entry, dict):
+            return config_entry.get(key)
+        return getattr(config_entry, key, None)
+
+    params = dict(get("parameters") or {})
+    cac_params = dict(params.get("cac_parameters") or {})
+    if "alternation" not in cac_params and ALTERNATION_COLUMN in getattr(table, "columns", ()):
+        spec_str = str(table[ALTERNATION_COLUMN].iloc[0]) if len(table) else "the,a|an"
+        cac_params["alternation"] = {"alternatives": spec_str}
     alternation = alternation_of({"parameters": cac_params})
     all_sites, lines = table_sites(table)
     human = human_stats(all_sites, alternation, cac_params.get("zipf_exponent", 1.0))
@@ -397,8 +430,8 @@ def run_cac_release_config(
         {
             "dataset": str(spec.dataset),
             "kind": "cac-release",
-            "config": config_entry.get("name"),
-            "content_fingerprint": config_entry.get("content_fingerprint"),
+            "config": get("name"),
+            "content_fingerprint": get("content_fingerprint"),
         },
         progress=progress,
         scorer=scorer,

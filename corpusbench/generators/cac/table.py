@@ -34,6 +34,7 @@ COLUMN_OF = {
 }
 FIELD_OF = {v: k for k, v in COLUMN_OF.items()}
 CONTEXT_COLUMN = "context_new"
+ALTERNATION_COLUMN = "alternation"  # the alternation's spec (``the,a|an``), the same on every row
 #: Eval roles of a CAC config (role -> column).
 ROLES = {
     "id": "site_id",
@@ -50,8 +51,11 @@ def line_of(u: Utterance) -> str:
     return f"*{u.speaker}: {u.text}"
 
 
-def sites_table(sites: Sequence[Site], sessions: Mapping[str, Sequence[Utterance]]) -> pd.DataFrame:
-    """The release table of ``sites`` (all roles), with each session's context stored incrementally."""
+def sites_table(
+    sites: Sequence[Site], sessions: Mapping[str, Sequence[Utterance]], alternation: str
+) -> pd.DataFrame:
+    """The release table of ``sites`` (all roles), with each session's context stored incrementally;
+    ``alternation`` (``the,a|an``) is repeated on every row so a row says what the choice was between."""
     import pandas as pd
 
     rows: list[dict[str, Any]] = []
@@ -61,6 +65,7 @@ def sites_table(sites: Sequence[Site], sessions: Mapping[str, Sequence[Utterance
             raise InputError(f"site {s.id}: no utterances for session {s.file!r}")
         start = covered.get(s.file, 0)
         row = {COLUMN_OF.get(k, k): v for k, v in s.as_row().items()}
+        row[ALTERNATION_COLUMN] = alternation
         row[CONTEXT_COLUMN] = [line_of(u) for u in sessions[s.file][start : s.position]]
         covered[s.file] = max(start, s.position)
         rows.append(row)

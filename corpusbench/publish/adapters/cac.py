@@ -145,7 +145,7 @@ def build_configs(ctx: GeneratorContext) -> list[ReleaseConfig]:
         write_json(key_file, key)
     manifest = read_json(out / "manifest.json")
     sites, sessions = load_sites(out)
-    table = sites_table(sites, sessions)
+    table = sites_table(sites, sessions, config.alternation.spec())
     stats = _clean(pd.read_parquet(out / "human_stats.parquet").to_dict("records"))
     tests = _clean(manifest.get("tests", []))
     counters = manifest.get("counters", {})
