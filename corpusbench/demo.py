@@ -212,12 +212,23 @@ def summarize(base: Path = Path("."), roots: Iterable[str] = SCAN_ROOTS) -> list
     return rows
 
 
-def next_steps(rows: list[Row]) -> list[tuple[str, str]]:
+def load_dataset_line(provenance: dict[str, Any]) -> str:
+    """The Python line that loads the first config of a published release."""
+    rel = provenance.get("release", {})
+    configs = provenance.get("configs") or [{"name": "CONFIG"}]
+    return (
+        f'load_dataset("{rel.get("repo_id", "ORG/NAME")}", "{configs[0].get("name", "CONFIG")}", '
+        f'revision="{rel.get("tag", "vX.Y.Z")}", split="test")'
+    )
+
+
+def next_steps(rows: list[Row], base: Path = Path(".")) -> list[tuple[str, str]]:
     """Commands to try next, (command, what it does), for what was built."""
     built = {r.where for r in rows if r.built}
     release = "releases/build/corpusbench-default/0.1.0"
     out: list[tuple[str, str]] = []
-    if release in built:
+    provenance = _read(base / release / "provenance.json")
+    if release in built and provenance is not None:
         out += [
             (f"less {release}/README.md", "the dataset card: configs, funnel, bins, audit, provenance"),
             (
@@ -227,7 +238,12 @@ def next_steps(rows: list[Row]) -> list[tuple[str, str]]:
             ),
             (
                 "make hub",
-                "serve the pushed demo release on a local Hub endpoint (prints the load_dataset line)",
+                "serve the demo's pushed release on a local Hub until Ctrl-C; then, in a second shell:",
+            ),
+            (
+                "HF_ENDPOINT=<the URL make hub prints> python -c "
+                f"'from datasets import load_dataset; print({load_dataset_line(provenance)})'",
+                "load a config of the release through the Hub client, as users of the published release will",
             ),
         ]
     if "out/demo/eval-fitclams" in built:
@@ -273,7 +289,7 @@ def summary_cmd(
     from corpusbench.io import write_json
 
     rows = summarize(base)
-    steps = next_steps(rows)
+    steps = next_steps(rows, base)
     console = make_console()
     table = Table(title="What the demo made", title_justify="left")
     table.add_column("step", ratio=2)

@@ -56,7 +56,7 @@ def _demo(base: Path) -> None:
         release,
         "provenance.json",
         {
-            "release": {"name": "corpusbench-default", "tag": "v0.1.0"},
+            "release": {"name": "corpusbench-default", "tag": "v0.1.0", "repo_id": "corpusbench/default"},
             "configs": [{"name": "simple_agrmt", "rows": 160}, {"name": "obj_rel_within_anim", "rows": 1920}],
         },
     )
@@ -98,6 +98,8 @@ def test_cli_prints_table_and_next_steps_and_writes_markdown(tmp_path: Path) -> 
     assert res.exit_code == 0, res.output
     assert "What the demo made" in res.output and "Next:" in res.output
     assert "make hub" in res.output and "corpusbench eval run" in res.output
+    flat = " ".join(res.output.split())
+    assert 'load_dataset("corpusbench/default", "simple_agrmt", revision="v0.1.0", split="test")' in flat
     text = md.read_text(encoding="utf-8")
     assert "| eval: SmolLM2 on FIT-CLAMS |" in text and "`out/demo/fitclams-fr-bible` | not built |" in text
     assert len(json.loads(js.read_text())["rows"]) == len(DEMO_OUTPUTS) + 1
