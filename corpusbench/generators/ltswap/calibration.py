@@ -53,6 +53,20 @@ def read_items(path: str | Path, *, labelled: bool = False) -> tuple[list[JudgeI
     return items, labels
 
 
+def balanced_subset(
+    items: Sequence[JudgeItem], labels: Sequence[bool], n: int
+) -> tuple[list[JudgeItem], list[bool]]:
+    """Up to ``n`` valid and ``n`` invalid items per subtask, spread evenly over the file (deterministic)."""
+    keep: set[int] = set()
+    for sub in {it.subtask for it in items}:
+        for lab in (True, False):
+            idx = [i for i, it in enumerate(items) if it.subtask == sub and labels[i] == lab]
+            step = max(1, len(idx) / n) if idx else 1
+            keep |= {idx[int(k * step)] for k in range(min(n, len(idx)))}
+    order = sorted(keep)
+    return [items[i] for i in order], [labels[i] for i in order]
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Scores:
     subtask: str

@@ -276,14 +276,19 @@ def judge_check_cmd(
     cache: Path | None = typer.Option(None, "--cache", help="LLM result cache (default .cache/llm.sqlite)."),
     out: Path | None = typer.Option(None, "--out", "-o", help="Write the figures as JSON."),
     batch_size: int = typer.Option(8, "--batch-size", help="transformers backend: prompts per batch."),
+    per_subtask: int | None = typer.Option(
+        None, "--per-subtask", help="Measure on a balanced subset: N valid and N invalid items per subtask."
+    ),
 ) -> None:
     """Measure a judge on labelled quadruplets: accuracy, first-option rate, keep-precision, keep-recall."""
-    from corpusbench.generators.ltswap.calibration import CALIBRATION_SET, read_items, score
+    from corpusbench.generators.ltswap.calibration import CALIBRATION_SET, balanced_subset, read_items, score
     from corpusbench.generators.ltswap.judging import RULES, FilterRule, judge_items
     from corpusbench.io import write_json
 
     src = items or CALIBRATION_SET
     parsed, labels = read_items(src, labelled=True)
+    if per_subtask is not None:
+        parsed, labels = balanced_subset(parsed, labels, per_subtask)
     rules = [FilterRule(r, threshold) for r in (filter_rules or RULES)]
     report: dict = {"items": str(src), "n": len(parsed), "rules": {}}
     with contextlib.ExitStack() as stack:

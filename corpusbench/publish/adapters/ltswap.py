@@ -45,7 +45,7 @@ LIMITATIONS = (
     "Bins are frequencies in the source corpus: they are meaningful for models trained on that corpus.",
 )
 STAGE_ORDER = ("candidates", "confirmed", "generated", "parsed", "checked", "paired")
-OWN_KEYS = ("base_url", "batch_size", "config_prefix", "prefix_variants", "stats")
+OWN_KEYS = ("base_url", "batch_size", "config_prefix", "prefix_variants", "stats", "reuse_run")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -55,6 +55,9 @@ class AdapterParams:
     config_prefix: str = "ltswap-"
     prefix_variants: bool = True
     stats: str | None = None  # a stats folder (default: the corpus's ``stats``, else computed)
+    # a finished `corpusbench ltswap build` folder (e.g. the demo's out/demo/ltswap): used instead of a
+    # new run when its parameters, corpus fingerprint and model are this build's
+    reuse_run: str | None = None
 
 
 def build_configs(ctx: GeneratorContext) -> list[ReleaseConfig]:
@@ -96,15 +99,33 @@ def _run(ctx: GeneratorContext, own: AdapterParams, params: Any, run_dir: Path) 
     stats_dir = ctx.resolve_path(own.stats) if own.stats else ctx.corpus.stats
     stats = corpus_stats(ctx.corpus.path, stats_dir, ctx.work_dir, params.lang, say=ctx.log)
     model = _model(ctx)
-    old = read_json(run_dir / "manifest.json") if (run_dir / "manifest.json").is_file() else None
-    if (
-        old is not None
-        and old.get("parameters") == json.loads(json.dumps(params.as_dict()))
-        and old["corpus"]["fingerprint"] == stats.fingerprint
-        and old["llm"].get("model") == served_name(model)
-    ):
+
+    def matching(folder: Path) -> dict[str, Any] | None:
+        m = read_json(folder / "manifest.json") if (folder / "manifest.json").is_file() else None
+        if (
+            m is not None
+            and m.get("parameters") == json.loads(json.dumps(params.as_dict()))
+            and m["corpus"]["fingerprint"] == stats.fingerprint
+            and m["llm"].get("model") == served_name(model)
+        ):
+            return m
+        return None
+
+    if (old := matching(run_dir)) is not None:
         ctx.log(f"ltswap: reusing {run_dir}")
         return old
+    if own.reuse_run:
+        src = ctx.resolve_path(own.reuse_run)
+        if (old := matching(src)) is not None:
+            import shutil
+
+            ctx.log(f"ltswap: reusing the finished run {src}")
+            shutil.rmtree(run_dir, ignore_errors=True)
+            shutil.copytree(
+                src, run_dir, ignore=shutil.ignore_patterns("llm-cache.sqlite*", "stats", "*.log")
+            )
+            return old
+        ctx.log(f"ltswap: {src} is not a finished run with this build's parameters, corpus and model")
     ctx.log(
         f"ltswap: generating with {ctx.llm.backend} {served_name(model)} (answers cached in the work dir)"
     )
