@@ -26,7 +26,7 @@ DEMO_STEPS += $(PY) -m corpusbench ltswap build $(DATA)/default --stats out/demo
 	--llm-backend vllm-server --model $(JUDGE_MODEL_DIR) $(LTSWAP_DEMO_ARGS) ;
 
 # The LT-Swap tests serve the default model on the real vLLM CPU server (tests/generators/ltswap).
-TEST_TARGETS += vllm-venv model default-corpus
+TEST_TARGETS += vllm-venv model default-corpus judge-model
 
 # A small LT-Swap release (releases/ltswap-demo.yaml: 2 items per bin, vLLM server started for the build)
 # and the SmolLM2 eval of its prefix config. Needs out/demo/stats (`make demo` makes it).

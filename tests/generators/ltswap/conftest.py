@@ -66,3 +66,13 @@ def default_stats(tmp_path_factory, default_corpus, ltswap_vllm_started) -> Corp
     out = tmp_path_factory.mktemp("ltswap_default") / "stats"
     compute_stats(CorpusSpec(path=str(default_corpus)), out, StatsParams(workers=2))
     return CorpusStats.load(out)
+
+
+@pytest.fixture(scope="session")
+def judge_model_dir():
+    """The default LT-Swap judge (`make judge-model`, in the test setup): missing fails, never skips."""
+    from corpusbench.assets.judge_model import judge_model_dir as find
+
+    path = find()
+    assert path is not None, "default LT-Swap judge missing: run `make judge-model`"
+    return path

@@ -69,7 +69,7 @@ def test_release_build_then_eval_prefix_config(
     assert sum(n for _, n in cfg["bins"]) == len(plain)
     assert cfg["model"] == {"model": "smollm2-135m-instruct", "backend": "vllm-server"}
     assert (
-        "ltswap/filter_nonce.v1" in cfg["prompt_hashes"]
+        "ltswap/judge_yes_no_sense.v1" in cfg["prompt_hashes"]
         and cfg["parameters"]["ltswap"]["llm_filter"] is False
     )
     assert any("filter was OFF" in line for line in cfg["limitations"])
@@ -104,12 +104,18 @@ def test_release_build_then_eval_prefix_config(
     assert set(lt["avg_bin"]) == {str(b) for b in prefix["bin"]}
     assert all(0.0 <= v <= 1.0 for v in lt["avg_bin"].values())
 
-    # with the LLM filter on, SmolLM2-135M passes no quadruplet: the build fails naming stage and reasons
-    spec = _spec(tmp_path / "lt-f.yaml", default_corpus, default_stats, smollm2_dir, ltswap_vllm)
+    # with the paper's strict filter on, SmolLM2-135M (always "A") passes no quadruplet: the build fails
+    # naming stage and reasons
+    spec = _spec(
+        tmp_path / "lt-f.yaml", default_corpus, default_stats, smollm2_dir, ltswap_vllm, filter_rule="strict"
+    )
     r = CliRunner().invoke(app, ["release", "build", str(spec), "--out", str(builds)])  # same LLM cache
     said = " ".join(r.output.split())
     if r.exit_code == 0:  # a model that can judge: the kept quadruplets passed all four prompts
         assert "filter was OFF" not in (rel / "README.md").read_text()
+        prov = json.loads((rel / "provenance.json").read_text())
+        judge = prov["configs"][0]["parameters"]["judge"]
+        assert judge["llm_filter"] is True and judge["rule"] == "strict" and judge["prompts"]
     else:
         assert r.exit_code == 2, r.output
         assert "every subtask is empty" in said and "WordSwap has no quadruplet" in said, said
