@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from corpusbench.errors import ConfigError
+from corpusbench.llm.api import BACKEND_HELP, DEFAULT_BACKEND, canonical_backend
 
 
 def register(app: typer.Typer) -> None:
@@ -89,7 +90,9 @@ def fitclams(
         "--llm-check/--no-llm-check",
         help="Confirm animacy/intransitivity of shortlisted words with an LLM.",
     ),
-    llm_backend: str = typer.Option("openai", "--llm-backend", help="LLM backend for --llm-check."),
+    llm_backend: str = typer.Option(
+        DEFAULT_BACKEND, "--llm-backend", help="LLM backend for --llm-check: " + BACKEND_HELP
+    ),
     llm_model: str | None = typer.Option(None, "--llm-model", help="LLM model for --llm-check."),
     stats_dir: Path | None = typer.Option(
         None,
@@ -144,7 +147,11 @@ def fitclams(
             from corpusbench.generators.fitclams.llm_check import llm_judge
             from corpusbench.llm import LLMSpec, open_llm
 
-            judge = llm_judge(stack.enter_context(open_llm(LLMSpec(backend=llm_backend, model=llm_model))))
+            judge = llm_judge(
+                stack.enter_context(
+                    open_llm(LLMSpec(backend=canonical_backend(llm_backend), model=llm_model))
+                )
+            )
         with Progress(console=console, transient=True) as bar:
             task = bar.add_task("fitclams", total=None)
 
