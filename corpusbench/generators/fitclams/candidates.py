@@ -75,7 +75,7 @@ def _norm_lemma(lemma: str, form: str, lang: str, tag: str) -> str:
     """Lowercased lemma; English taggers without lemmas (NLTK) get lemminflect's."""
     if lemma:
         return lemma.lower()
-    if lang == "en" and tag in ("NNS", "VBZ"):
+    if lang == "en" and tag in ("NNS", "VBZ", "VBP"):  # "are" -> "be"
         return _en_lemma(form, "NOUN" if tag == "NNS" else "VERB")
     return form
 

@@ -62,15 +62,29 @@ FALLBACK_BY_CLASS = {
 }
 FALLBACK_DEFAULT = {"en": "every day", "fr": "chaque jour", "de": "jeden tag"}
 _MANNER_SUFFIX = {"en": "ly", "fr": "ment"}  # single manner adverbs mined as complements ("bitterly")
-_COMPLEMENT_START = frozenset({"ADP"})  # a prepositional phrase keeps the verb intransitive
-_COMPLEMENT_SECOND = frozenset({"DET", "PRON"})
 # Articles only: a possessive ("zu deiner danksagung", "à ta paix") ties the phrase to its source sentence.
 _ARTICLES = {
     "en": frozenset({"the", "a", "an"}),
     "fr": frozenset({"le", "la", "les", "l'", "un", "une", "des", "du"}),
     "de": frozenset({"der", "die", "das", "dem", "den", "des", "ein", "eine", "einem", "einen", "einer"}),
 }
-_COMPLEMENT_END = frozenset({"NOUN"})
+# Prepositions that start a complement of an intransitive verb (place, direction, topic, company) as in
+# the paper's fillers ("to the king", "in the car", "about the trip", "with the toys"); not "of", "as",
+# "for", "de", which mostly attach to something else.
+PREPOSITIONS = {
+    "en": frozenset((
+        "about", "across", "along", "around", "at", "behind", "from", "in", "into", "near", "on", "onto",
+        "over", "through", "to", "toward", "towards", "under", "unto", "upon", "with", "within",
+    )),
+    "fr": frozenset((
+        "à", "au", "aux", "dans", "sur", "sous", "vers", "avec", "devant", "derrière", "chez",
+        "contre", "parmi",
+    )),
+    "de": frozenset((
+        "in", "im", "ins", "an", "am", "auf", "aus", "mit", "nach", "zu", "zum", "zur", "vor", "über",
+        "unter", "durch", "hinter", "neben", "bei", "beim",
+    )),
+}  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -146,58 +160,58 @@ def mine_complement(
     max_len: int = 4,
     bare_nouns: Set[str] | None = None,
 ) -> str | None:
-    """The most frequent complement right after the verb in its (verb-tagged) corpus contexts: a 2-4
-    word prepositional phrase (preposition, article, ..., noun: "in the garden"; or preposition + noun:
-    "of horses", only nouns in ``bare_nouns`` when given) not followed by another preposition, or one
-    manner adverb ("bitterly", en/fr); every word seen in every corpus. ``None`` if there is none."""
+    """The most frequent complement right after the verb in its (verb-tagged) corpus contexts: a 3-4
+    word prepositional phrase (preposition, article, ..., noun: "in the garden"), a preposition and a
+    bare noun ("with tears"; only nouns in ``bare_nouns`` when given) or one manner adverb ("bitterly",
+    en/fr). Prepositions are locative/directional/accompaniment ones (``PREPOSITIONS``); the phrase
+    must end there (no noun, adjective or preposition after it); every word is seen in every corpus.
+    ``None`` if there is none."""
     if contexts is None:
         return None
+    preps = PREPOSITIONS[lang]
+
+    def ok(words: Sequence[str]) -> bool:
+        return all(t.isalpha() and vocabulary.get(t, 0) > 0 for t in words) and (
+            vocab_ok is None or all(t in vocab_ok for t in words)
+        )
+
+    def ends(after: str) -> bool:  # "à la manière [de ...]", "with a watery [eye]" are unfinished
+        return (
+            after not in preps
+            and not after.startswith("'")  # "in the calf ['s ...]"
+            and pos_of.get(after) not in ("ADP", "NOUN", "PROPN", "ADJ")
+        )
+
     seen: Counter[str] = Counter()
     rows = contexts[contexts["form"].isin((verb.sg, verb.pl))]
     suffix = _MANNER_SUFFIX.get(lang)
     for sentence, idx in rows[["sentence", "token_index"]].itertuples(index=False, name=None):
-        toks = [t.lower() for t in str(sentence).split(" ")]
+        toks = [t.lower() for t in str(sentence).split(" ")] + [""] * (max_len + 1)
         i = int(idx) + 1
-        first = toks[i] if i < len(toks) else ""
-        after = toks[i + 1] if i + 1 < len(toks) else ""
+        first = toks[i]
         if (
             suffix
             and pos_of.get(first) == "ADV"
             and first.endswith(suffix)
             and len(first) > len(suffix) + 3
-            and pos_of.get(after) not in ("ADJ", "ADV")  # "truly great" modifies what follows
-            and (vocab_ok is None or first in vocab_ok)
-            and vocabulary.get(first, 0) > 0
+            and pos_of.get(toks[i + 1]) not in ("ADJ", "ADV")  # "truly great" modifies what follows
+            and ok([first])
         ):
             seen[first] += 1
             continue
-        if (
-            pos_of.get(first) in _COMPLEMENT_START
-            and pos_of.get(after) == "NOUN"
-            and after.isalpha()
-            and (bare_nouns is None or after in bare_nouns)
-            and (vocab_ok is None or (first in vocab_ok and after in vocab_ok))
-            and vocabulary.get(after, 0) > 0
-            and pos_of.get(toks[i + 2] if i + 2 < len(toks) else "") not in ("NOUN", "ADP", "PROPN")
-        ):
-            seen[f"{first} {after}"] += 1
+        if first not in preps:
+            continue
+        noun = toks[i + 1]
+        if pos_of.get(noun) == "NOUN" and (bare_nouns is None or noun in bare_nouns):
+            if ok([first, noun]) and ends(toks[i + 2]):
+                seen[f"{first} {noun}"] += 1
             continue
         for n in range(3, max_len + 1):
             span = toks[i : i + n]
-            if len(span) < n or not all(t.isalpha() for t in span):
+            if not ok(span) or span[1] not in _ARTICLES[lang]:
                 break
-            if vocab_ok is not None and not all(t in vocab_ok for t in span):
-                break
-            after = toks[i + n] if i + n < len(toks) else ""
-            if (
-                pos_of.get(span[0]) in _COMPLEMENT_START
-                and pos_of.get(span[1]) in _COMPLEMENT_SECOND
-                and span[1] in _ARTICLES[lang]
-                and pos_of.get(span[-1]) in _COMPLEMENT_END
-                and pos_of.get(after) not in _COMPLEMENT_START  # "à la manière [de ...]" is unfinished
-            ):
-                if not any(vocabulary.get(t, 0) == 0 for t in span):
-                    seen[" ".join(span)] += 1
+            if pos_of.get(span[-1]) == "NOUN" and ends(toks[i + n]):
+                seen[" ".join(span)] += 1
                 break
     if not seen:
         return None

