@@ -196,11 +196,22 @@ class NltkTagger:
 
 
 class SpacyTagger:
-    """spaCy tagging in context (tok2vec + tagger/morphologizer + attribute_ruler + lemmatizer + senter)."""
+    """spaCy tagging in context (tok2vec + tagger/morphologizer + attribute_ruler + lemmatizer + senter).
+
+    ``fast`` (default): the same output, cheaper. Components the counts do not use are not loaded
+    (``ner``; the ``parser`` when the pipeline has a ``senter`` for sentences), and documents seen
+    before in this process (up to ``DOC_CACHE_CHARS`` characters; repeated utterances, headings,
+    verse refrains) are answered from a cache: spaCy tags each document on its own, so a repeated
+    text gets the same analysis. ``fast=False`` tags every document (tests compare both).
+    """
 
     name = "spacy"
+    DOC_CACHE_CHARS = 256
+    DOC_CACHE_MAX = 200_000
 
-    def __init__(self, lang: str = "en", pipeline: str | None = None, batch_size: int = 128) -> None:
+    def __init__(
+        self, lang: str = "en", pipeline: str | None = None, batch_size: int = 256, fast: bool = True
+    ) -> None:
         import spacy
 
         self.lang = lang
@@ -209,18 +220,23 @@ class SpacyTagger:
             raise ConfigError(
                 f"no spaCy pipeline known for --lang {lang}; pass --spacy-model (German: use --tagger hanta)"
             )
+        exclude = ["ner"]
+        if fast and "senter" in _spacy_components(self.pipeline):
+            exclude.append("parser")
         try:
-            nlp = spacy.load(self.pipeline, exclude=["ner"])
+            nlp = spacy.load(self.pipeline, exclude=exclude)
         except OSError as e:
             raise ConfigError(f"spaCy pipeline {self.pipeline!r} is not installed ({e})") from None
         if "senter" in nlp.component_names and "parser" in nlp.pipe_names:
             nlp.disable_pipe("parser")
+        if "senter" in nlp.component_names:
             nlp.enable_pipe("senter")
         self.nlp = nlp
         self.batch_size = batch_size
+        self.fast = fast
+        self._cache: dict[str, list[Sentence]] = {}
 
-    def tag_texts(self, texts: Sequence[str]) -> list[list[Sentence]]:
-        out = []
+    def _tag_docs(self, texts: Sequence[str]) -> Iterator[list[Sentence]]:
         for doc in self.nlp.pipe(texts, batch_size=self.batch_size):
             sents = []
             for sent in doc.sents:
@@ -229,8 +245,20 @@ class SpacyTagger:
                 ]
                 if toks:
                     sents.append(toks)
-            out.append(sents)
-        return out
+            yield sents
+
+    def tag_texts(self, texts: Sequence[str]) -> list[list[Sentence]]:
+        if not self.fast:
+            return list(self._tag_docs(texts))
+        cache = self._cache
+        if len(cache) > self.DOC_CACHE_MAX:
+            cache.clear()
+        todo = list(dict.fromkeys(t for t in texts if t not in cache))  # each new text once, in order
+        fresh = dict(zip(todo, self._tag_docs(todo), strict=True))
+        for text, sents in fresh.items():
+            if len(text) <= self.DOC_CACHE_CHARS:
+                cache[text] = sents
+        return [fresh[t] if t in fresh else cache[t] for t in texts]
 
     def describe(self) -> dict[str, str]:
         meta = self.nlp.meta
@@ -309,6 +337,16 @@ class HantaTagger:
         }
 
 
+def _spacy_components(pipeline: str) -> list[str]:
+    """Component names of an installed pipeline package, from its meta.json (no model load)."""
+    import spacy
+
+    try:
+        return list(spacy.util.get_model_meta(spacy.util.get_package_path(pipeline)).get("components", []))
+    except Exception:  # not an installed package (a path, or missing): keep every component
+        return []
+
+
 TAGGERS = ("nltk", "spacy", "hanta")
 
 
@@ -333,7 +371,7 @@ def make_tagger(name: str, lang: str, spacy_model: str | None = None, fast: bool
     if name == "nltk":
         return NltkTagger(lang, fast=fast)
     if name == "spacy":
-        return SpacyTagger(lang, spacy_model)
+        return SpacyTagger(lang, spacy_model, fast=fast)
     if name == "hanta":
         return HantaTagger(lang, fast=fast)
     raise ConfigError(f"unknown tagger {name!r}; choose one of {', '.join(TAGGERS)}")

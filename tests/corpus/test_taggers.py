@@ -24,3 +24,15 @@ def test_cached_hanta_gives_hantas_tags_and_lemmas(german_lines):
     assert fast.tag_texts(german_lines[::-1]) == want[::-1]
     # one sentence at a time: other batches, same result
     assert [fast.tag_texts([t])[0] for t in german_lines[:40]] == want[:40]
+
+
+def test_spacy_fast_path_gives_the_plain_pipelines_output(default_corpus):
+    from corpusbench.corpus.taggers import SpacyTagger
+
+    lines = (default_corpus / "shakespeare" / "macbeth.txt").read_text("utf-8").splitlines()[:150]
+    texts = [ln for ln in lines if ln.strip()] * 2  # every document twice: the second is a cache hit
+    fast, plain = SpacyTagger("en", fast=True), SpacyTagger("en", fast=False)
+    assert "parser" not in fast.nlp.component_names and "senter" in fast.nlp.pipe_names
+    want = plain.tag_texts(texts)
+    assert fast.tag_texts(texts[:100]) + fast.tag_texts(texts[100:]) == want
+    assert fast.describe() == plain.describe()
