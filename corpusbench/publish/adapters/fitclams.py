@@ -30,6 +30,11 @@ FITCLAMS_CITATION = """@inproceedings{padovani2025childdirected,
 }"""
 LIMITATIONS = (
     "FIT-CLAMS pairs come from fixed templates: they test agreement over the chosen words, not fluent text.",
+    "Words are chosen automatically (the paper chose them by hand): per corpus, 10 log-spaced frequency bins "
+    "over all noun/verb candidates as in the paper's App. D (English plural verbs count VB + VBP; "
+    "auxiliaries are binned, then never chosen, so top verb bins can be empty), verbs must be tagged as "
+    "verbs more often than as nouns, and long-VP fillers come from the verb's corpus contexts or, where "
+    "there are none, a hand-written adverbial (counted in the funnel as 'complement fallback').",
     "Verb-only (critical-region) scoring follows the paper; the spans are in good_start/good_end, "
     "bad_start/bad_end. lm-eval scores whole sentences instead.",
 )
@@ -90,6 +95,18 @@ def build_configs(ctx: GeneratorContext) -> list[ReleaseConfig]:
         words = read_json(out / "words" / f"{key}.json")
         funnel = {f"noun {k}": v for k, v in words["funnel"]["noun"].items()}
         funnel.update({f"verb {k}": v for k, v in words["funnel"]["verb"].items()})
+        funnel.update({f"complement {k}": v for k, v in words["funnel"].get("complement", {}).items()})
+        sel = manifest["spec"]["selection"]
+        method = "; ".join(
+            (
+                "bins as App. D"
+                if sel.get("bin_counts", "paper") == "paper"
+                else "bins over agreeing uses only (VBP plurals, auxiliaries dropped first)",
+                "verbs coordinated in list order, as released"
+                if sel.get("coord_order", "file") == "file"
+                else "verb order in coordinations by a seeded coin",
+            )
+        )
         for paradigm in spec.paradigms:
             table = pq.read_table(out / "pairs" / key / f"{paradigm}.parquet")
             bin_col = f"noun_bin__{key}"
@@ -98,7 +115,8 @@ def build_configs(ctx: GeneratorContext) -> list[ReleaseConfig]:
                 ReleaseConfig(
                     name=_slug(f"fitclams-{key}-{paradigm}"),
                     table=table,
-                    description=f"FIT-CLAMS {paradigm} pairs ({lang}), words binned by frequency in {key}.",
+                    description=f"FIT-CLAMS {paradigm} pairs ({lang}), words binned by frequency in {key} "
+                    f"({method}).",
                     funnel={**funnel, "pairs": table.num_rows},
                     bins={f"noun bin {b}": n for b, n in sorted(bins.items())},
                     parameters={
