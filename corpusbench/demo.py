@@ -32,7 +32,7 @@ DEMO_OUTPUTS: tuple[tuple[str, str], ...] = (
     ("frames: S-clusters", "out/frames/sclusters"),
     ("eval clusters", "out/frames/eval-input"),
     ("LT-Swap", "out/demo/ltswap"),
-    ("release (FIT-CLAMS + frames)", "releases/build/corpusbench-default/0.1.0"),
+    ("release: default spec + audit", "releases/build/corpusbench-default/0.1.0"),
     ("stats on Ray", "out/demo/ray-stats"),
 )
 SCAN_ROOTS = ("out/demo", "out/frames", "releases/build")
