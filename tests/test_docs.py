@@ -1,5 +1,6 @@
 """The docs are checked: links resolve, every page is reachable, the commands they name exist (old
-spellings only under an "## Old spellings" heading), and blocks fenced as ```python test / ```bash test run.
+spellings only under an "## Old spellings" heading or on a line that says "deprecated" / "old spelling"),
+and blocks fenced as ```python test / ```bash test run.
 """
 
 from __future__ import annotations
@@ -76,6 +77,7 @@ def _command_mentions(page: Path) -> list[tuple[list[str], str]]:
     """(words after `corpusbench`, the next token) in code: fenced shell blocks (comments dropped) and
     inline code."""
     text = page.read_text(encoding="utf-8").split("\n## Old spellings")[0]
+    text = "\n".join(ln for ln in text.splitlines() if not re.search(r"deprecat|old spelling", ln, re.I))
     code = [
         re.sub(r"(^|\s)#.*$", "", body, flags=re.M)
         for lang, _, body in FENCE.findall(text)
