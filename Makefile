@@ -35,6 +35,7 @@ include $(sort $(wildcard mk/*.mk))
 .PHONY: help setup venv nltk-data default-corpus model demo test test-fast bench lint format clean
 help:
 	@echo "make demo    - set up and run the main job on the embedded default corpus"
+	@echo "make demo-summary - what the demo made (a table of outputs and key numbers), and what to try next"
 	@echo "make test    - set up and run the test suite"
 	@echo "make bench   - run benchmarks/ (writes benchmarks/results/)"
 	@echo "make lint    - ruff"
