@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -222,6 +223,13 @@ def load_dataset_line(provenance: dict[str, Any]) -> str:
     )
 
 
+def _has_make_target(base: Path, target: str) -> bool:
+    """Whether the Makefile (or an mk/*.mk fragment) under ``base`` defines ``target``."""
+    files = [base / "Makefile", *sorted((base / "mk").glob("*.mk"))]
+    rule = re.compile(rf"^{re.escape(target)}\s*:(?!=)", re.M)
+    return any(f.is_file() and rule.search(f.read_text(encoding="utf-8")) for f in files)
+
+
 def next_steps(rows: list[Row], base: Path = Path(".")) -> list[tuple[str, str]]:
     """Commands to try next, (command, what it does), for what was built."""
     built = {r.where for r in rows if r.built}
@@ -236,16 +244,28 @@ def next_steps(rows: list[Row], base: Path = Path(".")) -> list[tuple[str, str]]
                 "--limit 300 --out out/eval-default",
                 "score a model on every config of the release",
             ),
-            (
-                "make hub",
-                "serve the demo's pushed release on a local Hub until Ctrl-C; then, in a second shell:",
-            ),
-            (
-                "HF_ENDPOINT=<the URL make hub prints> python -c "
-                f"'from datasets import load_dataset; print({load_dataset_line(provenance)})'",
-                "load a config of the release through the Hub client, as users of the published release will",
-            ),
         ]
+        load = f"'from datasets import load_dataset; print({load_dataset_line(provenance)})'"
+        if _has_make_target(base, "hub"):
+            out += [
+                (
+                    "make hub",
+                    "serve the demo's pushed release on a local Hub until Ctrl-C; then, in a second shell:",
+                ),
+                (
+                    f"HF_ENDPOINT=<the URL make hub prints> python -c {load}",
+                    "load a config as users of the release will",
+                ),
+            ]
+        else:
+            repo = provenance.get("release", {}).get("repo_id", "ORG/NAME")
+            out += [
+                (
+                    f"corpusbench release push {release} --repo-id {repo}",
+                    "publish it on the Hub (needs HF_TOKEN)",
+                ),
+                (f"python -c {load}", "then load a config as users of the release will"),
+            ]
     if "out/demo/eval-fitclams" in built:
         out.append(("open out/demo/eval-fitclams/summary.md", "per-config accuracy, plots next to it"))
     if "out/demo/cac" in built:

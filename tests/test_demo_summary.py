@@ -8,7 +8,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from corpusbench.cli import app
-from corpusbench.demo import DEMO_OUTPUTS, NOT_BUILT, summarize
+from corpusbench.demo import DEMO_OUTPUTS, NOT_BUILT, next_steps, summarize
 
 
 def _put(folder: Path, name: str, doc: dict) -> None:
@@ -91,6 +91,8 @@ def test_rows_in_demo_order_with_key_numbers(tmp_path: Path) -> None:
 
 def test_cli_prints_table_and_next_steps_and_writes_markdown(tmp_path: Path) -> None:
     _demo(tmp_path)
+    (tmp_path / "mk").mkdir()
+    (tmp_path / "mk" / "publish.mk").write_text("HUB_PORT := 8012\nhub: $(STAMP)\n\techo serve\n")
     md, js = tmp_path / "out/demo/SUMMARY.md", tmp_path / "s.json"
     res = CliRunner().invoke(
         app, ["demo", "summary", str(tmp_path), "--markdown", str(md), "--json", str(js)]
@@ -110,3 +112,14 @@ def test_nothing_built_is_not_an_error(tmp_path: Path) -> None:
     res = CliRunner().invoke(app, ["demo", "summary", str(tmp_path)])
     assert res.exit_code == 0, res.output
     assert "1 of 14 outputs built" in res.output and "unreadable" in res.output
+
+
+def test_without_make_hub_the_next_step_is_a_real_push(tmp_path: Path) -> None:
+    _demo(tmp_path)
+    (tmp_path / "Makefile").write_text("HUB := 1\nhubs: x\n")  # neither is a `hub` target
+    steps = " ".join(cmd for cmd, _ in next_steps(summarize(tmp_path), tmp_path))
+    assert "make hub" not in steps
+    assert (
+        "corpusbench release push releases/build/corpusbench-default/0.1.0 --repo-id corpusbench/default"
+        in steps
+    )
