@@ -1,6 +1,6 @@
 """LT-Swap (Algayres et al., 2025): WordSwap, InflectionSwap and AgreementSwap quadruplets from any corpus.
 
-    corpusbench ltswap CORPUS --out DIR [--stats DIR] [--llm-backend B --model M --base-url U]
+    corpusbench ltswap build CORPUS --out DIR [--stats DIR] [--llm-backend B --model M --base-url U]
                        [--max-per-bin N] [--seed S] [--lang en]
 
 Stages (one module each): ``candidates`` (+ ``lexicon``) -> ``generation`` (prompts in
@@ -26,8 +26,12 @@ Decisions and departures from the reference implementation (see ``../shared/refe
   plurals are fine; nothing is deleted from inside a sentence.
 - Inflection pairs are confirmed by the LLM (both orders) before any sentence is generated
   (``--no-confirm-inflections`` trusts the lexicon instead); the reference ignored that answer.
-- The filter reads A/B from log-probs, needs all four order-swapped answers right, and never
-  caches a failed call as an answer (a retried call cannot poison the filter).
+- The filter (``judging``) has three rules: the paper's ``strict`` (all four order-swapped A/B
+  answers right), ``debiased`` (per pair, the right option's log-prob lead summed over both orders)
+  and ``pointwise`` (default; yes/no per sentence, good must beat swapped). Options are read from
+  the first answer token's log-probs without a forced "[" (tokenizers differ); a failed call is
+  never cached as an answer (a retried call cannot poison the filter). The default writer/judge is
+  Qwen2.5-Coder-1.5B-Instruct (``make judge-model``), measured on a shipped calibration set.
 - The nonce word keeps the inflection of the word it replaces (blick/blicks/blicked/blicking) and
   is checked to be absent from the corpus.
 """
