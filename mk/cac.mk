@@ -10,7 +10,7 @@ SETUP_TARGETS += childes
 TEST_TARGETS += childes
 DEMO_TARGETS += childes
 # Single transcript: the across-dyad tests run on 4 contiguous pseudo-dyads of the session (said in the output).
-DEMO_STEPS += $(PY) -m corpusbench cac $(CHILDES_DIR)/eve.cha --out out/demo/cac --split-sessions 4 ;
+DEMO_STEPS += $(PY) -m corpusbench cac build $(CHILDES_DIR)/eve.cha --out out/demo/cac --split-sessions 4 ;
 
 .PHONY: childes
 childes: $(CHILDES_DIR)/eve.cha

@@ -1,6 +1,6 @@
 """``corpusbench eval --dataset <CAC folder>``: score a model at every CAC site, then the CAC metrics.
 
-The folder is one written by ``corpusbench cac run`` (``manifest.json`` with ``"kind": "cac"``,
+The folder is one written by ``corpusbench cac build`` (``manifest.json`` with ``"kind": "cac"``,
 ``sites.parquet``, ``utterances.parquet``, ``human_stats.parquet``). Each child/caretaker site is
 rebuilt with its discourse context (:func:`corpusbench.generators.cac.io.site_prompt`), the model
 takes the speaker's place (:func:`corpusbench.eval.cac.choose_determiners`), and the per-site
@@ -38,7 +38,7 @@ ROLES = ("child", "caretaker")
 
 
 def is_cac_folder(path: str | Path) -> bool:
-    """A local folder written by ``corpusbench cac run``."""
+    """A local folder written by ``corpusbench cac build``."""
     m = Path(path) / "manifest.json"
     if not m.is_file():
         return False

@@ -1,7 +1,8 @@
-"""``corpusbench cac``: CAC sites and human statistics from dialogue; ``cac productivity``: Yang's test.
+"""``corpusbench cac build``: CAC sites and human statistics from dialogue; ``cac productivity``: Yang's test.
 
-``corpusbench cac CHAT... --out DIR`` runs the default ``run`` subcommand, so both
-``corpusbench cac eve.cha --out out/cac`` and ``corpusbench cac productivity --types ...`` work.
+``corpusbench cac build CHAT... --out DIR`` is the command. The older spellings ``corpusbench cac CHAT...``
+(no subcommand) and ``corpusbench cac run CHAT...`` still work as deprecated aliases of ``build`` (with a
+warning on stderr); ``--help`` names them.
 """
 
 from __future__ import annotations
@@ -20,21 +21,26 @@ from corpusbench.console import make_console
 console = make_console()
 
 
-class _DefaultRun(TyperGroup):
-    """A group whose first argument, if not a subcommand name, goes to ``run``."""
+class _DeprecatedBareBuild(TyperGroup):
+    """``corpusbench cac FILE...`` (no subcommand) is a deprecated alias of ``cac build FILE...``."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        if args and args[0] not in self.commands and args[0] not in {"--help", "-h"}:
-            args = ["run", *args]
+        if args and args[0] not in self.commands and not args[0].startswith("-"):
+            click.echo(
+                "warning: `corpusbench cac FILE...` is deprecated; use `corpusbench cac build FILE...`",
+                err=True,
+            )
+            args = ["build", *args]
         return super().parse_args(ctx, args)
 
 
 cac_app = typer.Typer(
-    cls=_DefaultRun,
+    cls=_DeprecatedBareBuild,
     no_args_is_help=True,
     add_completion=False,
-    help="CAC (Contextual Alternative Choice): determiner sites from dialogue, human "
-    "statistics, and Yang's productivity test.",
+    help="CAC (Contextual Alternative Choice): `cac build` extracts determiner sites from dialogue and "
+    "computes the human statistics; `cac productivity` is Yang's productivity test. Deprecated "
+    "spellings of `cac build`: `corpusbench cac FILE...` and `corpusbench cac run FILE...`.",
 )
 
 
@@ -51,8 +57,7 @@ def _codes(value: str, what: str) -> tuple[str, ...]:
     return codes
 
 
-@cac_app.command("run")
-def run(
+def build(
     inputs: list[Path] = typer.Argument(
         ...,
         help="CHAT files or folders (*.cha), or dialogue tables "
@@ -127,6 +132,10 @@ def run(
     _print_result(result)
 
 
+cac_app.command("build")(build)
+cac_app.command("run", deprecated=True, help="Deprecated alias of `cac build`.")(build)
+
+
 def _f(x: float, nd: int = 3) -> str:
     return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{nd}f}"
 
@@ -181,7 +190,12 @@ def _print_funnel(result) -> None:
 def productivity(
     types: int = typer.Option(..., "--types", "-N", help="Number of noun types N."),
     tokens: int = typer.Option(..., "--tokens", "-S", help="Number of D×N tokens S."),
-    bias: float = typer.Option(..., "--bias", "-b", help="Determiner bias b (Eq 1), in [0.5, 1]."),
+    bias: float = typer.Option(
+        ...,
+        "--bias",
+        "-b",
+        help="Determiner bias b (Eq 1), in [0, 1]; b and 1 - b give the same overlap (Eq 1 gives b >= 0.5).",
+    ),
     zipf_exponent: float = typer.Option(1.0, "--zipf-exponent", help="Zipf exponent a (the paper uses 1)."),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON object instead."),
 ) -> None:

@@ -25,7 +25,7 @@ runner = CliRunner()
 @pytest.fixture(scope="module")
 def eve_out(eve, tmp_path_factory):
     out = tmp_path_factory.mktemp("cac") / "eve"
-    res = runner.invoke(app, ["cac", str(eve), "--out", str(out)])
+    res = runner.invoke(app, ["cac", "build", str(eve), "--out", str(out)])
     assert res.exit_code == 0, res.output
     return out, res.output
 
@@ -147,7 +147,7 @@ def test_bad_input_one_line_exit_2_nothing_written(tmp_path, text, message):
     with pytest.raises(InputError, match=re.escape(message)) as e:
         run_cac([bad], out)
     assert "\n" not in str(e.value)
-    res = runner.invoke(app, ["cac", str(bad), "--out", str(out)])
+    res = runner.invoke(app, ["cac", "build", str(bad), "--out", str(out)])
     assert res.exit_code == 2 and message in res.output and "Traceback" not in res.output
     assert not out.exists() and [p.name for p in tmp_path.iterdir()] == ["bad.cha"]
 
@@ -165,3 +165,40 @@ def test_productivity_calculator():
     )
     res = runner.invoke(app, ["cac", "productivity", "-N", "10", "-S", "20", "-b", "1.5"])
     assert res.exit_code == 2 and "--bias must be in [0, 1]" in res.output
+
+
+def test_productivity_help_and_validation_agree():
+    """--help says [0, 1], as the check does; b and 1 - b give the same overlap (Eq 8 is symmetric)."""
+    res = runner.invoke(app, ["cac", "productivity", "--help"], env={"COLUMNS": "200"})
+    assert "in [0, 1]" in res.output and "[0.5, 1]" not in res.output
+
+    def overlap(b: str) -> str:
+        res = runner.invoke(app, ["cac", "productivity", "-N", "50", "-S", "120", "-b", b])
+        assert res.exit_code == 0, res.output
+        return res.output.strip().splitlines()[-1]
+
+    assert overlap("0.3") == overlap("0.7") and overlap("0") == overlap("1")
+
+
+def test_cac_grammar_build_and_deprecated_aliases(tmp_path):
+    """`cac build FILE` is the command; `cac FILE` and `cac run FILE` still work, with a warning, and
+    write the same sites; --help names all three."""
+    res = runner.invoke(app, ["cac", "--help"], env={"COLUMNS": "200"})
+    assert res.exit_code == 0
+    assert "build" in res.output and "productivity" in res.output
+    assert "corpusbench cac FILE" in res.output and "deprecated" in res.output.lower()
+    src = tmp_path / "t.cha"
+    src.write_text(chat("MOT: look at the dog .", "CHI: a dog .", "MOT: the dog is big .", "CHI: the ball ."))
+    outs = {}
+    for name, argv in {
+        "build": ["cac", "build"],
+        "bare": ["cac"],
+        "run": ["cac", "run"],
+    }.items():
+        outs[name] = tmp_path / name
+        res = runner.invoke(app, [*argv, str(src), "--out", str(outs[name])])
+        assert res.exit_code == 0, res.output
+        assert ("deprecated" in res.output.lower()) is (name != "build"), (name, res.output)
+    sites = {k: pd.read_parquet(v / "sites.parquet") for k, v in outs.items()}
+    assert len(sites["build"]) >= 3
+    assert sites["bare"].equals(sites["build"]) and sites["run"].equals(sites["build"])
