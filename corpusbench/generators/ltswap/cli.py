@@ -293,7 +293,7 @@ def judge_check_cmd(
     report: dict = {"items": str(src), "n": len(parsed), "rules": {}}
     with contextlib.ExitStack() as stack:
         llm = _judge_llm(
-            stack, llm_backend, model, base_url, cache, (out or Path("out/x")).parent, batch_size
+            stack, llm_backend, model, base_url, cache, out.parent if out else Path(".cache"), batch_size
         )
         report["llm"] = llm.describe()
         for rule in rules:
