@@ -22,17 +22,18 @@ import uvicorn
 
 from .app import HubState, create_app
 
-__all__ = ["HubServer", "HubState"]
+__all__ = ["HubServer", "HubState", "load_line"]
 OFFLINE_VARS = ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE", "TRANSFORMERS_OFFLINE")
 
 
 class HubServer:
-    def __init__(self) -> None:
+    def __init__(self, port: int = 0) -> None:
+        """``port=0``: a free port (tests); a fixed port for ``make hub``."""
         self.state = HubState()
         self.app = create_app(self.state)
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
-        self.port = 0
+        self.port = port
 
     @property
     def endpoint(self) -> str:
@@ -41,7 +42,7 @@ class HubServer:
     def start(self, timeout: float = 20.0) -> HubServer:
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        sock.bind(("127.0.0.1", 0))
+        sock.bind(("127.0.0.1", self.port))
         self.port = sock.getsockname()[1]
         config = uvicorn.Config(self.app, log_level="warning", lifespan="off", access_log=False)
         self._server = uvicorn.Server(config)
@@ -82,3 +83,13 @@ class HubServer:
             HF_HUB_DISABLE_PROGRESS_BARS="1",
         )
         return env
+
+
+def load_line(endpoint: str, repo_id: str, config: str, revision: str, python: str = "python") -> str:
+    """A shell line that loads ``config`` of ``repo_id`` at ``revision`` from the stand-in at ``endpoint``."""
+    code = (
+        "from datasets import load_dataset; "
+        f'print(load_dataset("{repo_id}", "{config}", revision="{revision}", split="test"))'
+    )
+    env = f"HF_ENDPOINT={endpoint} HF_HUB_DISABLE_XET=1 HF_HUB_OFFLINE=0 HF_DATASETS_OFFLINE=0"
+    return f"{env} {python} -c '{code}'"
