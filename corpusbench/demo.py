@@ -131,8 +131,12 @@ def _release(p: dict[str, Any], folder: Path) -> tuple[str, str]:
     audit = _read(folder / "audit.json")
     if audit is None:
         return "README.md (card), data/, provenance.json", key + "; not audited"
-    solved = {n: c.get("solved_by", []) for n, c in audit.get("configs", {}).items() if c.get("solved_by")}
-    flagged = "; ".join(f"{n} by {', '.join(b)}" for n, b in solved.items()) or "none"
+    flags = [
+        f"{name} by {b} ({_acc(c.get('accuracy', {}).get(b))})"
+        for name, c in audit.get("configs", {}).items()
+        for b in c.get("solved_by", [])
+    ]
+    flagged = "; ".join(flags) or "none"
     return "README.md (card), data/, audit.json", f"{key}; solved by a shallow baseline (>90%): {flagged}"
 
 

@@ -60,7 +60,18 @@ def _demo(base: Path) -> None:
             "configs": [{"name": "simple_agrmt", "rows": 160}, {"name": "obj_rel_within_anim", "rows": 1920}],
         },
     )
-    _put(release, "audit.json", {"configs": {"obj_rel_within_anim": {"solved_by": ["agree-previous-word"]}}})
+    _put(
+        release,
+        "audit.json",
+        {
+            "configs": {
+                "obj_rel_within_anim": {
+                    "solved_by": ["agree-previous-word"],
+                    "accuracy": {"agree-previous-word": 1.0},
+                }
+            }
+        },
+    )
     _put(
         base / "out/demo/eval-cac", "results.json", {"accuracy": 0.5, "n_sites": 40, "configs": {"child": {}}}
     )
@@ -79,7 +90,7 @@ def test_rows_in_demo_order_with_key_numbers(tmp_path: Path) -> None:
     assert "default 720 pairs, 2 paradigms" in rows["out/demo/fitclams"].key
     assert "smollm2-135m-instruct: accuracy 0.856 on 160 pairs" in rows["out/demo/eval-fitclams"].key
     rel = rows["releases/build/corpusbench-default/0.1.0"].key
-    assert "2 configs, 2,080 rows" in rel and "obj_rel_within_anim by agree-previous-word" in rel
+    assert "2 configs, 2,080 rows" in rel and "obj_rel_within_anim by agree-previous-word (1.000)" in rel
     assert (
         rows["out/demo/fitclams-de-bible"].key == NOT_BUILT and not rows["out/demo/fitclams-de-bible"].built
     )
