@@ -105,9 +105,13 @@ class ReleaseSpec:
         return {k: self.corpora[k].license for k in keys if k in self.corpora and self.corpora[k].license}
 
     def generator_corpora(self, gen: GeneratorSpec) -> list[str]:
-        """The corpora a generator reads: its ``corpus`` and any param value naming a corpus key."""
+        """The corpora a generator reads: its ``corpus`` and any param value (or list item) naming a
+        corpus key (``train: frames-train``, ``corpora: [en, fr]``)."""
         keys = [gen.corpus] if gen.corpus else []
-        keys += [v for v in gen.params.values() if isinstance(v, str) and v in self.corpora]
+        for v in gen.params.values():
+            for item in v if isinstance(v, list) else [v]:
+                if isinstance(item, str) and item in self.corpora:
+                    keys.append(item)
         return list(dict.fromkeys(keys))
 
     def resolved(self) -> dict[str, Any]:

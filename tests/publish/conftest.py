@@ -91,3 +91,24 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = tmp_path_factory.mktemp("release")
     result = build_release(ReleaseSpec.load(write_spec(folder)), folder / "build")
     return result.path
+
+
+DOC = ROOT / "docs" / "release-spec.md"
+
+
+def doc_example() -> dict[str, Any]:
+    """The complete example of docs/release-spec.md (its first ```yaml block), as a mapping."""
+    text = DOC.read_text(encoding="utf-8")
+    start = text.index("```yaml\n", text.index("## A complete example")) + len("```yaml\n")
+    return yaml.safe_load(text[start : text.index("```", start)])
+
+
+@pytest.fixture(scope="session")
+def doc_release(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The docs' example spec built as if saved as releases/my-corpus.yaml (minimal pairs + CAC on eve)."""
+    from corpusbench.publish.build import build_release
+    from corpusbench.publish.spec import ReleaseSpec
+
+    folder = tmp_path_factory.mktemp("doc-release")
+    spec = ReleaseSpec.from_dict(doc_example(), source=ROOT / "releases" / "my-corpus.yaml")
+    return build_release(spec, folder / "build", work_root=folder / "work").path

@@ -1,0 +1,120 @@
+"""The `cac` release adapter on the real Eve transcript: rows, stored context, human statistics, the
+lm-eval task's prompts, and the same numbers from the release as from the CAC folder."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from corpusbench.eval.cac_run import determiner_sites, determiner_sites_from_lines, select_sites
+from corpusbench.generators.cac.io import load_sites
+from corpusbench.generators.cac.records import Alternation
+from corpusbench.generators.cac.table import table_sites
+from corpusbench.io import read_json
+
+SMOL = Path(__file__).resolve().parents[2] / "models" / "smollm2-135m-instruct"
+
+
+def _config(release: Path) -> tuple[dict, pd.DataFrame]:
+    manifest = read_json(release / "provenance.json")
+    entry = next(c for c in manifest["configs"] if c["name"] == "cac-the-a")
+    return entry, pd.read_parquet(release / entry["files"][0]["path"])
+
+
+def _cac_folder(release: Path) -> Path:
+    return release.parents[2] / "work" / "cac" / "cac"  # the adapter's cached `cac build` output
+
+
+def test_rows_and_stored_context_rebuild_the_folder_prompts(doc_release: Path) -> None:
+    entry, table = _config(doc_release)
+    assert entry["task"] == "cac" and len(table) >= 100 and table["site_id"].is_unique
+    assert set(table["alternation"]) == {"the,a|an"}
+    assert entry["roles"]["id"] == "site_id" and entry["roles"]["group"] == "dyad"
+    folder_sites, sessions = load_sites(_cac_folder(doc_release))
+    sites, lines = table_sites(table)
+    assert sites == sorted(folder_sites, key=lambda s: (s.file, s.position, s.token))
+    alt = Alternation()
+    for limit in (None, 5):
+        assert determiner_sites_from_lines(sites, lines, alt, limit) == determiner_sites(
+            sites, sessions, alt, limit
+        )
+    # each utterance is stored once per session, not once per later site
+    n_lines = int(table["context_new"].map(len).sum())
+    assert n_lines <= max(s.position for s in sites) + 1
+
+
+def test_human_statistics_json_and_card(doc_release: Path) -> None:
+    entry, _ = _config(doc_release)
+    stats_file = doc_release / "data" / "cac-the-a" / "human_stats.json"
+    assert any(f["path"] == "data/cac-the-a/human_stats.json" for f in entry["files"])
+    human = json.loads(stats_file.read_text())  # strict JSON (no NaN)
+    want = pd.read_parquet(_cac_folder(doc_release) / "human_stats.parquet")
+    assert len(human["stats"]) == len(want) == 4  # 2 pseudo-dyads x child/caretaker
+    assert {t["name"] for t in human["tests"]} >= {"dxn_overlap", "tpr_vs_adult_baseline"}
+    card = (doc_release / "README.md").read_text()
+    first = human["stats"][0]
+    assert f"| {first['dyad']} | {first['role']} | {first['n_types']} | {first['n_tokens']} |" in card
+    assert "2 pseudo-dyads" in card and "`context_new`" in card
+    assert "CHILDES Brown corpus, Eve 010600a" in card  # attribution
+
+
+def test_lm_eval_task_prompts_match_corpusbench(doc_release: Path) -> None:
+    import datasets
+
+    task_dir = doc_release / "lm_eval" / "my_corpus"
+    text = (task_dir / "cac-the-a.yaml").read_text()
+    assert "process_docs: !function cac_utils.process_docs" in text and "revision: v0.1.0" in text
+    spec = importlib.util.spec_from_file_location("cac_utils_under_test", task_dir / "cac_utils.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    _, table = _config(doc_release)
+    docs = module.process_docs(datasets.Dataset.from_pandas(table, preserve_index=False))
+    sites, lines = table_sites(table)
+    want = determiner_sites_from_lines(select_sites(sites, None), lines, Alternation(), None)
+    assert len(docs) == len(want) > 0
+    for doc, site in zip(docs, want, strict=True):
+        assert doc["site_id"] == site.id and doc["cac_left"] == site.left
+        assert doc["cac_choices"] == [c + site.right for c in site.candidates]
+    the_a = [d for d in docs if d["cac_labels"] == ["the", "a", "a"]]
+    assert len(the_a) == len(docs) and all(d["cac_target"] in ([0], [1, 2]) for d in docs)
+
+
+@pytest.mark.slow
+def test_release_scores_equal_the_folder_scores(doc_release: Path) -> None:
+    """Same sites, same model: the release path and the CAC-folder path give identical numbers."""
+    from corpusbench.eval.cac_run import alternation_of, run_cac_release_config, score_cac
+    from corpusbench.eval.runner import EvalSpec, open_scorer
+    from corpusbench.generators.cac.io import read_stats
+    from corpusbench.generators.cac.table import session_lines
+
+    folder = _cac_folder(doc_release)
+    spec = EvalSpec(dataset=str(folder), model=str(SMOL), out=Path("unused"), limit=1, context_utterances=4)
+    scorer, prov = open_scorer(spec)
+    manifest = read_json(folder / "manifest.json")
+    sites, sessions = load_sites(folder)
+    local = score_cac(
+        spec,
+        sites,
+        session_lines(sessions),
+        alternation_of(manifest),
+        read_stats(folder / "human_stats.parquet"),
+        manifest["parameters"],
+        {},
+        scorer=scorer,
+        model_provenance=prov,
+    )
+    entry, table = _config(doc_release)
+    for how in (entry, {"name": "cac-the-a"}):  # full manifest entry, or only the table's columns
+        got = run_cac_release_config(spec, table, how, scorer=scorer, model_provenance=prov)
+        assert got["score"] == local.results["accuracy"] and got["n_sites"] == local.results["n_sites"] == 4
+        norm = json.loads(json.dumps(local.results["configs"]).replace("NaN", "null"))
+        assert json.loads(json.dumps(got["configs"]).replace("NaN", "null")) == norm
+        p_local = dict(zip(local.frame["site_id"], local.frame["p_the"], strict=True))
+        assert {s["site_id"]: s["the"] for s in got["sites"]} == p_local
+        for role in ("child", "caretaker"):
+            m = got["configs"][role]
+            assert {"mean_overlap", "mean_predicted_overlap", "mean_tpr", "degenerate", "dxn_pass"} <= set(m)
