@@ -22,7 +22,7 @@ from corpusbench.eval.metrics import config_metrics
 from corpusbench.eval.models import LoadedModel, load_model
 from corpusbench.eval.records import MinimalPair, PairScore, Span
 from corpusbench.eval.release import ConfigEntry, Release, find_release
-from corpusbench.io import atomic_dir, atomic_path, atomic_write, write_json
+from corpusbench.io import atomic_dir, atomic_path, atomic_write, read_json, write_json
 from corpusbench.provenance import code_version
 
 log = logging.getLogger(__name__)
@@ -402,27 +402,65 @@ def plan_release(release: Release, wanted: Sequence[str]) -> tuple[list[ConfigEn
 
 
 def _run_cac_configs(
-    spec: EvalSpec, release: Release, entries: Sequence[ConfigEntry]
+    spec: EvalSpec,
+    release: Release,
+    entries: Sequence[ConfigEntry],
+    scorer: Any,
+    model_provenance: dict[str, Any],
+    progress: ProgressFactory | None,
 ) -> dict[str, dict[str, Any]]:
-    """CAC configs through the CAC engineer's entry point, one at a time."""
+    """CAC configs through :func:`corpusbench.eval.cac_run.run_cac_release_config`, with the open scorer."""
     from corpusbench.eval import cac_run
 
     if release.root is None:
         raise ConfigError(f"{release.source}: CAC configs are scored from a local release folder for now")
     fn = getattr(cac_run, CAC_RELEASE_FN)
+    manifest = release.root / "provenance.json"
+    full = {c["name"]: c for c in read_json(manifest)["configs"]} if manifest.is_file() else {}
     out = {}
     for e in entries:
         table = pd.concat([pd.read_parquet(f) for f in release.data_files(e.name)], ignore_index=True)
-        out[e.name] = fn(spec, table, e)
+        res = fn(
+            spec,
+            table,
+            full.get(e.name, {"name": e.name}),
+            progress=progress,
+            scorer=scorer,
+            model_provenance=model_provenance,
+        )
+        out[e.name] = {k: v for k, v in res.items() if k != "sites"}  # per-site probabilities: too big here
     return out
 
 
+def _role_means(rows: Sequence[dict[str, Any]], key: str) -> dict[str, float]:
+    by_role: dict[str, list[float]] = {}
+    for r in rows:
+        v = r.get(key)
+        if r.get("role") is not None and isinstance(v, int | float) and v == v:
+            by_role.setdefault(str(r["role"]), []).append(float(v))
+    return {k: float(np.mean(v)) for k, v in by_role.items()}
+
+
 def cac_benchmark(per_config: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
-    """``score`` = mean of the CAC configs' MLE accuracies; each config's model-side metrics kept."""
+    """``score`` = mean of the CAC configs' MLE accuracies; ``summary``: model vs human overlap and TPR per
+    role (means over configs) for the comparison table; each config's full result under ``configs``."""
     if not per_config:
         return None
-    scores = [r.get("score") for r in per_config.values() if r.get("score") is not None]
-    return {"score": float(np.mean(scores)) if scores else None, "configs": per_config}
+    scores = [r["score"] for r in per_config.values() if r.get("score") is not None]
+    flat: dict[str, list[float]] = {}
+    for r in per_config.values():
+        for role, m in (r.get("configs") or {}).items():
+            for key, name in (("mean_overlap", "overlap"), ("mean_tpr", "TPR"), ("mean_bias", "bias")):
+                if isinstance(m.get(key), int | float):
+                    flat.setdefault(f"{role} {name}", []).append(float(m[key]))
+        for key, name in (("overlap", "overlap"), ("tpr", "TPR")):
+            for role, v in _role_means(r.get("human_stats") or [], key).items():
+                flat.setdefault(f"{role} human {name}", []).append(v)
+    return {
+        "score": float(np.mean(scores)) if scores else None,
+        "summary": {k: float(np.mean(v)) for k, v in sorted(flat.items())},
+        "configs": per_config,
+    }
 
 
 def run_eval(spec: EvalSpec, progress: ProgressFactory | None = None) -> EvalReport:
@@ -477,8 +515,12 @@ def run_eval(spec: EvalSpec, progress: ProgressFactory | None = None) -> EvalRep
     scores = score_pairs(scorer, pairs, scoring=spec.scoring, progress=progress)
     t_score = time.perf_counter() - t1
     conventions = scorer.conventions()
-    del scorer  # one model in memory at a time (the CAC entry point loads its own)
-    cac = _run_cac_configs(spec, release, cac_entries) if release is not None and cac_entries else {}
+    cac = (
+        _run_cac_configs(spec, release, cac_entries, scorer, model_provenance, progress)
+        if release is not None and cac_entries
+        else {}
+    )
+    del scorer
     if data is not None:
         dataset_prov = data.provenance()
     else:

@@ -92,8 +92,12 @@ def test_eval_end_to_end(tiny_dir, pairs_file, tmp_path, kind):
     assert results["accuracy"] == pytest.approx((scores["logprob_good"] > scores["logprob_bad"]).mean())
     assert results["provenance"]["model"]["arch"] == {"gpt2": "causal", "bert": "mlm", "t5": "seq2seq"}[kind]
     assert results["configs"]["default"]["by_group"]["agr"]["n"] == 3
-    assert results["configs"]["default"]["ltswap"]["matrix"].keys() == {"1", "2"}
-    assert "delta_ols" in results["configs"]["default"]
+    assert results["configs"]["default"]["by_bin"].keys() == {"1", "2"}
+    # plain pairs (not a release): no benchmark block, the tie rule and scoring mode are stated
+    assert results["benchmarks"] == {} and results["skipped"] == {}
+    assert "not a win" in results["tie_rule"] and results["scoring_mode"]["per_config"] == {
+        "default": "mixed"
+    }
     # the first pair carries critical-region spans: only the verb tokens are scored
     assert scores.loc[0, "n_tokens_good"] < scores.loc[1, "n_tokens_good"] + 3
     full = run(

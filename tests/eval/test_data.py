@@ -113,3 +113,39 @@ def test_missing_path_and_bad_hub_name(tmp_path):
         load_pairs("not-a-hub-name")
     with pytest.raises(InputError, match="unsupported file type"):
         load_pairs(str(write_jsonl(tmp_path / "x.txt", ROWS)))
+
+
+def test_limit_is_a_seeded_sample_stratified_over_bins():
+    from corpusbench.eval.data import select_rows
+
+    df = pd.DataFrame({"bin": [0] * 50 + [1] * 5 + [2] * 5, "group": ["g"] * 60, "i": range(60)})
+    picked = select_rows(df, 9, ["group", "bin"], seed=3)
+    assert picked["bin"].value_counts().to_dict() == {0: 3, 1: 3, 2: 3}  # first-N would be all bin 0
+    assert list(picked["i"]) == sorted(picked["i"])  # table order kept
+    assert picked.equals(select_rows(df, 9, ["group", "bin"], seed=3))
+    assert not picked.equals(select_rows(df, 9, ["group", "bin"], seed=4))
+    assert list(select_rows(df, 4, ["bin"], mode="first")["i"]) == [0, 1, 2, 3]
+    assert select_rows(df, 100, ["bin"]) is df
+
+
+def test_release_plan_names_skipped_configs():
+    from corpusbench.errors import ConfigError
+    from corpusbench.eval.release import ConfigEntry, Release
+    from corpusbench.eval.runner import plan_release
+
+    rel = Release(
+        source="r",
+        revision=None,
+        root=None,
+        configs=(
+            ConfigEntry(name="fc", task="minimal_pairs", roles={"paradigm": "paradigm"}),
+            ConfigEntry(name="frames-sclusters", task="other"),
+            ConfigEntry(name="weird", task="ranking"),
+        ),
+    )
+    todo, skipped = plan_release(rel, ())
+    assert [c.name for c in todo] == ["fc"] and todo[0].kind == "fitclams"
+    assert "eval clusters" in skipped["frames-sclusters"] and "not scored" in skipped["weird"]
+    assert plan_release(rel, ("fc",))[1] == {}
+    with pytest.raises(ConfigError, match="unknown config"):
+        plan_release(rel, ("nope",))

@@ -1,0 +1,140 @@
+"""The papers' numbers (``benchmarks``) against hand-computed values.
+
+LT-Swap tables come from the real release adapter (``pair_rows`` over ``Quadruplet`` records) and are
+read through the roles the adapter declares; the scores are set by hand so every cell is known.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+
+from corpusbench.eval.benchmarks import TIE_RULE, fisher_mean, ltswap_benchmark, ltswap_category
+from corpusbench.eval.compare import ltswap_stat
+from corpusbench.eval.data import table_pairs
+from corpusbench.eval.records import PairScore
+from corpusbench.eval.release import ConfigEntry
+from corpusbench.generators.ltswap.records import Quadruplet
+from corpusbench.publish.adapters.ltswap import pair_rows
+
+# quad -> (subtask, rule, bin, correct pairs out of 2, ties)
+PLAN = {
+    "q1": ("wordswap", "NOUN", 1, 1, 0),
+    "q2": ("wordswap", "VERB", 1, 2, 0),
+    "q3": ("wordswap", "NOUN", 2, 2, 0),
+    "q4": ("wordswap", "NOUN", 0, 0, 0),  # WordSwap has no bin 0: left out
+    "q5": ("inflectionswap", "NOUN", 0, 1, 0),
+    "q6": ("inflectionswap", "VERB", 1, 0, 1),  # a zero cell is 0.0 (not NaN); one tie, not a win
+    "q7": ("inflectionswap", "NOUN", 2, 2, 0),
+    "q8": ("agreementswap", "SVSHORT", 0, 2, 0),
+    "q9": ("agreementswap", "DET", 0, 0, 0),  # SHORT with SVSHORT: 2/4
+    "q10": ("agreementswap", "SVLONG", 0, 2, 0),
+    "q11": ("agreementswap", "ANAPHORALONG", 2, 1, 0),
+}
+# what the adapter declares (publish/adapters/ltswap.py `roles=`)
+ROLES = {"id": "pair_id", "group": "group", "bin": "bin", "quadruplet": "quadruplet_id"}
+
+
+def _quad(qid: str) -> dict:
+    sub, rule, b, *_ = PLAN[qid]
+    return Quadruplet(
+        id=qid,
+        subtask=sub,  # type: ignore[arg-type]
+        rule=rule,
+        bin=b,
+        w1=f"{qid}a",
+        w2=f"{qid}b",
+        tag1="NN",
+        tag2="NN",
+        freq_w1=2**b,
+        freq_w2=2**b,
+        s1_good=f"The {qid}a shone.",
+        s2_good=f"The {qid}b fell.",
+        s1_bad=f"The {qid}b shone.",
+        s2_bad=f"The {qid}a fell.",
+        context1=f"A {qid}a here.",
+        context2=f"A {qid}b there.",
+    ).as_dict()
+
+
+def _configs(prefix_correct: bool = True) -> tuple[list[ConfigEntry], dict]:
+    entries, scored = [], {}
+    for sub in ("wordswap", "inflectionswap", "agreementswap"):
+        quads = pd.DataFrame([_quad(q) for q, p in PLAN.items() if p[0] == sub])
+        for prefix in (False, True) if sub == "wordswap" else (False,):
+            name = f"ltswap-{sub}" + ("-prefix" if prefix else "")
+            roles = {**ROLES, f"ltswap_rule:{sub}": "group"}
+            if prefix:
+                roles |= {"prefix_good": "prefix_good", "prefix_bad": "prefix_bad"}
+            entry = ConfigEntry(
+                name=name,
+                task="minimal_pairs",
+                roles={"good": "sentence_good", "bad": "sentence_bad", **roles},
+            )
+            pairs = table_pairs(pair_rows(quads, prefix), name, name, None, entry.roles)
+            rows = []
+            for p in pairs:
+                q = dict(p.meta)["quadruplet"]
+                k = int(p.id.rsplit("-", 1)[1])
+                _, _, _, n_ok, ties = PLAN[q]
+                good = -1.0 if (prefix and prefix_correct) or k <= n_ok else (-2.0 if k <= ties else -3.0)
+                rows.append(
+                    (
+                        p,
+                        PairScore(
+                            id=p.id,
+                            config=name,
+                            logprob_good=good,
+                            logprob_bad=-2.0,
+                            n_tokens_good=1,
+                            n_tokens_bad=1,
+                            group=p.group,
+                            bin=p.bin,
+                        ),
+                    )
+                )
+            entries.append(entry)
+            scored[name] = rows
+    return entries, scored
+
+
+def test_ltswap_categories():
+    assert ltswap_category("agreementswap", "DET") == "AG-SHORT"
+    assert ltswap_category("agreementswap", "ANAPHORALONG") == "AG-LONG"
+    assert ltswap_category("wordswap", "VERB") == "WS-VERB"
+
+
+def test_ltswap_score_cells_drop_and_spearman_by_hand():
+    entries, scored = _configs()
+    assert entries[0].kind == "ltswap" and entries[1].is_prefix_variant
+    lt = ltswap_benchmark(entries, scored)
+    # cells: WS1 .75, WS2 1, IS0 .5, IS1 0, IS2 1, AG0 .75 (SHORT 2/4, LONG 2/2), AG2 .5 -> 4.5 / 7
+    assert lt["score"] == pytest.approx(4.5 / 7)
+    assert lt["cells"]["inflectionswap|1"] == 0.0 and "wordswap|0" not in lt["cells"]
+    assert lt["per_bin"] == pytest.approx({"0": 0.625, "1": 0.375, "2": 2.5 / 3})
+    assert lt["per_subtask"] == pytest.approx(
+        {"wordswap": 0.875, "inflectionswap": 0.5, "agreementswap": 0.625}
+    )
+    assert lt["per_category"] == pytest.approx(
+        {"WS-NOUN": 0.75, "WS-VERB": 1.0, "IS-NOUN": 0.75, "IS-VERB": 0.0, "AG-SHORT": 0.5, "AG-LONG": 0.75}
+    )
+    assert lt["accuracy_drop"] == pytest.approx(0.375 - 2.5 / 3)  # rarest (bin 1) - most frequent: negative
+    assert lt["spearman_bin"]["rho"] == pytest.approx(0.5)  # ranks (2, 1, 3) vs (1, 2, 3)
+    assert lt["n"] == 20 and lt["n_ties"] == 1  # 22 pairs minus WordSwap bin 0
+    # the prefix variant is reported apart: all correct -> 1.0; gain over bins 1, 2 = mean(.25, 0)
+    assert lt["prefix"]["score"] == 1.0 and lt["prefix"]["gain_lowest_3_bins"] == pytest.approx(0.125)
+    assert lt["configs"] == ["ltswap-agreementswap", "ltswap-inflectionswap", "ltswap-wordswap"]
+    # compare recomputes the same score from the category cells (what its bootstrap redraws)
+    acc = {k: v["accuracy"] for k, v in lt["category_cells"].items()}
+    assert ltswap_stat(acc) == pytest.approx(lt["score"])
+    assert ltswap_stat(acc, bin_=0) == pytest.approx(0.625)
+    assert ltswap_stat(acc, subtask="inflectionswap") == pytest.approx(0.5)
+
+
+def test_fisher_mean_and_tie_rule():
+    assert fisher_mean([0.5, None]) == pytest.approx(0.5)
+    assert fisher_mean([0.2, 0.6]) == pytest.approx(math.tanh((math.atanh(0.2) + math.atanh(0.6)) / 2))
+    assert fisher_mean([None]) is None
+    assert "not a win" in TIE_RULE
