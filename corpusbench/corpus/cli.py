@@ -9,6 +9,7 @@ from rich.table import Table
 
 from corpusbench.console import make_console
 from corpusbench.corpus.readers import READERS
+from corpusbench.errors import ConfigError
 
 console = make_console()
 
@@ -32,11 +33,12 @@ def stats(
         "hanta (de). Default: nltk for en, spacy for fr, hanta for de.",
     ),
     spacy_model: str | None = typer.Option(None, "--spacy-model", help="spaCy pipeline name to load."),
-    workers: int | None = typer.Option(
+    workers: str | None = typer.Option(
         None,
         "--workers",
         "-w",
-        help="Shards counted at once (identical output for any number). "
+        help="Shards counted at once (identical output for any number), or 'auto': one per CPU when "
+        "the corpus is large enough for the tagger to pay (see docs/scaling.md). "
         "Default: 1 locally, every CPU of the cluster on Ray.",
     ),
     executor: str = typer.Option(
@@ -66,10 +68,11 @@ def stats(
     limit: int | None = typer.Option(None, "--limit", help="Read only the first N documents."),
 ) -> None:
     """Tokenise, tag in context and count a corpus: per-(form, POS) counts, vocabulary, contexts."""
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TransferSpeedColumn
+    from dataclasses import replace
 
+    from corpusbench.corpus.progress import StatsProgress
     from corpusbench.corpus.readers import CorpusSpec, resolve_reader
-    from corpusbench.corpus.stats import StatsParams, compute_stats
+    from corpusbench.corpus.stats import StatsParams, choose_workers, compute_stats
     from corpusbench.corpus.taggers import check_tagger
 
     spec = CorpusSpec(
@@ -84,7 +87,11 @@ def stats(
         max_line_bytes=max_line_bytes,
         limit=limit,
     )
-    n_workers = workers if workers is not None else (0 if executor == "ray" else 1)
+    n_workers: int | str = 0 if executor == "ray" else 1
+    if workers is not None:
+        if workers != "auto" and not workers.isdigit():
+            raise ConfigError(f"--workers must be a number or 'auto' (got {workers!r})")
+        n_workers = workers if workers == "auto" else int(workers)
     params = StatsParams(
         lang=lang,
         tagger=tagger,
@@ -98,18 +105,12 @@ def stats(
     check_tagger(params.tagger, params.lang)  # fail before the progress bar starts
     resolve_reader(spec)
     err = make_console(stderr=True)
-    columns = (
-        TextColumn("[bold]stats[/]"),
-        BarColumn(bar_width=None),
-        TextColumn("{task.fields[docs]:,} docs"),
-        TransferSpeedColumn(),
-        TimeElapsedColumn(),
-    )
-    with Progress(*columns, console=err, transient=True, disable=not err.is_terminal) as bar:
-        task = bar.add_task("stats", total=None, docs=0)
-        report = compute_stats(
-            spec, out, params, progress=lambda docs, nbytes: bar.update(task, completed=nbytes, docs=docs)
-        )
+    if n_workers == "auto":
+        n, why = choose_workers(spec, executor, check_tagger(params.tagger, params.lang), params.shard_bytes)
+        err.print(f"--workers auto: {n or 'every CPU of the cluster'} ({why})")
+        params = replace(params, workers=n)
+    with StatsProgress(err) as bar:
+        report = compute_stats(spec, out, params, progress=bar.update, on_total=bar.total)
     table = Table(title=f"corpus statistics → {report.out}", show_header=True)
     table.add_column("measure")
     table.add_column("value", justify="right")

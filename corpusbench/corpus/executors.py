@@ -16,8 +16,9 @@ import logging
 import os
 import pickle
 import queue
+import threading
 from collections.abc import Callable, Iterable, Iterator
-from multiprocessing import get_context
+from multiprocessing import get_all_start_methods, get_context
 from typing import Any, TypeVar
 
 from corpusbench.errors import BackendError, ConfigError, CorpusbenchError
@@ -37,6 +38,9 @@ class Executor(abc.ABC):
     @abc.abstractmethod
     def map(self, fn: Callable[[S], R], shards: Iterable[S]) -> Iterator[R]:
         """``fn(shard)`` for each shard, as results complete."""
+
+    def start(self, fn: Callable[[S], R]) -> None:  # noqa: B027 - optional hook
+        """Get workers ready for ``fn`` before the first shard (``map`` works without it)."""
 
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release worker processes or the Ray connection."""
@@ -70,19 +74,38 @@ class LocalExecutor(Executor):
         if workers < 1:
             raise ConfigError(f"--workers must be at least 1 (got {workers})")
         self.workers = workers
+        self.start_method = "in-process" if workers == 1 else ""
+        self._procs: list[Any] = []
+        self._fn: Any = None
+
+    def start(self, fn: Callable[[S], R]) -> None:
+        """Start the worker processes for ``fn`` now. With no other thread running they are forked
+        after ``fn.warm()`` (the tagger loads once, in this process, and every worker inherits it);
+        otherwise they are spawned and each loads its own on its first shard."""
+        if self.workers == 1 or self._procs:
+            return
+        fork = "fork" in get_all_start_methods() and threading.active_count() == 1
+        if fork and hasattr(fn, "warm"):
+            fn.warm()
+        ctx = get_context("fork" if fork else "spawn")
+        self.start_method = ctx.get_start_method()
+        self._fn = fn
+        self._tasks, self._results = ctx.Queue(), ctx.Queue()
+        self._procs = [
+            ctx.Process(target=_worker_loop, args=(fn, self._tasks, self._results), daemon=True)
+            for _ in range(self.workers)
+        ]
+        for p in self._procs:
+            p.start()
 
     def map(self, fn: Callable[[S], R], shards: Iterable[S]) -> Iterator[R]:
         if self.workers == 1:
             yield from map(fn, shards)
             return
-        ctx = get_context("spawn")
-        tasks, results = ctx.Queue(), ctx.Queue()
-        procs = [
-            ctx.Process(target=_worker_loop, args=(fn, tasks, results), daemon=True)
-            for _ in range(self.workers)
-        ]
-        for p in procs:
-            p.start()
+        if self._procs and self._fn is not fn:
+            self.close()
+        self.start(fn)
+        tasks, results, procs = self._tasks, self._results, self._procs
         try:
             it = iter(shards)
             in_flight = 0
@@ -108,12 +131,16 @@ class LocalExecutor(Executor):
                 in_flight -= 1
                 yield payload
         finally:
-            for _ in procs:
-                tasks.put(None)
-            for p in procs:
-                p.join(timeout=5)
-                if p.is_alive():
-                    p.terminate()
+            self.close()
+
+    def close(self) -> None:
+        procs, self._procs = self._procs, []
+        for _ in procs:
+            self._tasks.put(None)
+        for p in procs:
+            p.join(timeout=5)
+            if p.is_alive():
+                p.terminate()
 
 
 def _worker_loop(fn: Callable[[Any], Any], tasks: Any, results: Any) -> None:

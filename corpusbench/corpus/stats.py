@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -40,6 +41,7 @@ from corpusbench.provenance import code_version
 
 log = logging.getLogger(__name__)
 Progress = Callable[[int, int], None]  # (documents done, bytes done)
+Total = Callable[[int, int], None]  # (corpus bytes, shards): called once the plan is known
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -47,7 +49,8 @@ class StatsParams:
     lang: str = "en"
     tagger: str | None = None  # default per language: en nltk, fr spacy, de hanta
     spacy_model: str | None = None
-    workers: int = 1  # shards counted at once; 0 with the ray executor: every CPU of the cluster
+    # shards counted at once; 0 with the ray executor: every CPU of the cluster; "auto": see choose_workers
+    workers: int | str = 1
     max_contexts: int = 2
     chunk_chars: int = 200_000  # documents tagged per tagger call
     shard_bytes: int = 1_000_000  # corpus bytes per shard (the unit of work of an executor)
@@ -103,6 +106,11 @@ class ShardCounter:
     spec: CorpusSpec
     tagger: str
     params: StatsParams
+
+    def warm(self) -> None:
+        """Load the tagger in this process (forked workers inherit it) and fail early if it cannot."""
+        p = self.params
+        _tagger(self.tagger, p.lang, p.spacy_model, p.fast).tag_texts(["A."])
 
     def __call__(self, shard: Shard) -> ShardResult:
         p = self.params
@@ -180,8 +188,10 @@ def _count_corpus(
     fp: Fingerprinter,
     executor: Executor,
     progress: Progress | None,
+    on_total: Total | None = None,
 ) -> tuple[PartialStats, dict[str, str]]:
     counter = ShardCounter(spec, tagger, params)
+    executor.start(counter)  # before any thread of ours starts: local workers may be forked
     if not splittable(spec):  # inline shards: the planner reads and fingerprints the stream
         planned = _Planned(plan_shards(spec, params.shard_bytes, fp))
         results = executor.map(counter, planned)
@@ -191,6 +201,8 @@ def _count_corpus(
     ok = False
     try:
         shards = list(plan_shards(spec, params.shard_bytes))
+        if on_total:
+            on_total(sum(s.nbytes for s in shards), len(shards))
         results = _watch(executor.map(counter, shards), thread)
         result = merge_in_order(results, lambda: len(shards), params.max_contexts, progress)
         ok = True
@@ -239,18 +251,50 @@ def _write_tables(part: PartialStats, out: Path) -> int:
     return len(part.contexts)
 
 
+# Corpus bytes from which a second local worker pays for itself on 2 cores (measured with
+# benchmarks/bench_stats.py: forked workers inherit the loaded tagger, so what a worker costs is
+# its cold caches and the driver's merging; docs/scaling.md has the figures).
+MIN_BYTES_PER_WORKER = {"nltk": 4_000_000, "spacy": 400_000, "hanta": 200_000}
+
+
+def usable_cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def choose_workers(spec: CorpusSpec, executor: str, tagger: str, shard_bytes: int) -> tuple[int, str]:
+    """``--workers auto``: every CPU of a Ray cluster; locally one worker per CPU as long as each gets
+    at least ``MIN_BYTES_PER_WORKER`` of the corpus and a shard of its own, else fewer (1 in-process)."""
+    if executor == "ray":
+        return 0, "every CPU of the Ray cluster"
+    cpus = usable_cpus()
+    if not splittable(spec):
+        return cpus, f"{cpus} CPUs; streamed corpus of unknown size"
+    shards = list(plan_shards(spec, shard_bytes))
+    total, n_shards = sum(s.nbytes for s in shards), len(shards)
+    n = max(1, min(cpus, n_shards, total // MIN_BYTES_PER_WORKER[tagger]))
+    why = (
+        f"{cpus} CPUs, {total / 1e6:.1f} MB in {n_shards} shards, "
+        f"{MIN_BYTES_PER_WORKER[tagger] / 1e6:g} MB per worker at least for {tagger}"
+    )
+    return n, why
+
+
 def compute_stats(
     spec: CorpusSpec,
     out: str | Path,
     params: StatsParams | None = None,
     progress: Progress | None = None,
     executor: Executor | None = None,
+    on_total: Total | None = None,
 ) -> StatsReport:
     """Tag and count the corpus of ``spec``; write the stats folder ``out`` (see ``corpus.store``).
-    ``executor``: run the shards on this one (default: made from ``params``, closed at the end)."""
+    ``executor``: run the shards on this one (default: made from ``params``, closed at the end).
+    ``progress`` gets (documents, bytes) after each merged shard; ``on_total`` (bytes, shards) once
+    the shards are planned (local files only: a streamed corpus has no known size)."""
     params = params or StatsParams()
-    if params.workers < (0 if params.executor == "ray" else 1):
-        raise ConfigError(f"--workers must be at least 1 (got {params.workers})")
     if params.shard_bytes < 1 or params.chunk_chars < 1:
         raise ConfigError("shard and chunk sizes must be positive")
     tagger = check_tagger(params.tagger, params.lang)
@@ -259,6 +303,12 @@ def compute_stats(
     spec = replace(spec, doc_unit=unit.unit)
     if reader in ("text", "files"):
         log.info("documents: one per %s (%s: %s)", unit.unit, unit.chosen_by, unit.reason)
+    if params.workers == "auto":
+        n, why = choose_workers(spec, params.executor, tagger, params.shard_bytes)
+        log.info("--workers auto: %d (%s)", n, why)
+        params = replace(params, workers=n)
+    if not isinstance(params.workers, int) or params.workers < (0 if params.executor == "ray" else 1):
+        raise ConfigError(f"--workers must be 'auto' or at least 1 (got {params.workers})")
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise InputError(f"{out}: output path exists and is not a directory")
@@ -267,7 +317,7 @@ def compute_stats(
     own = executor is None
     ex = executor or make_executor(params.executor, params.workers or None, params.ray_address)
     try:
-        part, describe = _count_corpus(spec, params, tagger, fp, ex, progress)
+        part, describe = _count_corpus(spec, params, tagger, fp, ex, progress, on_total)
     finally:
         if own:
             ex.close()

@@ -161,3 +161,33 @@ def test_a_tagger_error_inside_a_worker_reaches_the_caller(tmp_path, data_dir):
     with pytest.raises(ConfigError, match="spaCy pipeline 'no_such_pipeline' is not installed"):
         compute_stats(CorpusSpec(path=str(data_dir / "genesis_40.txt")), tmp_path / "o", params)
     assert not (tmp_path / "o").exists()
+
+
+def test_workers_auto_and_progress(tmp_path, data_dir, two_plays, monkeypatch):
+    from corpusbench.corpus import stats as stats_mod
+    from corpusbench.corpus.progress import StatsProgress
+    from corpusbench.corpus.stats import choose_workers
+
+    small = CorpusSpec(path=str(data_dir / "genesis_40.txt"))
+    assert choose_workers(small, "local", "nltk", 1_000_000)[0] == 1  # too small to pay for a second worker
+    assert choose_workers(small, "ray", "nltk", 1_000_000)[0] == 0  # Ray: every CPU of the cluster
+    monkeypatch.setattr(stats_mod, "usable_cpus", lambda: 2)
+    monkeypatch.setitem(stats_mod.MIN_BYTES_PER_WORKER, "nltk", 10_000)
+    n, why = choose_workers(CorpusSpec(path=str(two_plays)), "local", "nltk", 50_000)
+    assert n == 2 and "2 CPUs" in why
+    # the CLI takes 'auto', says what it chose and counts the same
+    res = runner.invoke(app, ["stats", str(two_plays), "--out", str(tmp_path / "a"), "--workers", "auto"])
+    assert res.exit_code == 0, res.output
+    assert "--workers auto: 1" in res.output.replace("\n", " ")  # the real threshold: 2 plays are small
+    compute_stats(CorpusSpec(path=str(two_plays)), tmp_path / "one", StatsParams(workers=1))
+    assert digest(tmp_path / "a") == digest(tmp_path / "one")
+    res = runner.invoke(app, ["stats", str(two_plays), "--out", str(tmp_path / "b"), "--workers", "many"])
+    assert res.exit_code == 2 and "--workers must be a number or 'auto'" in res.output
+    # the log form of the progress: bytes, share and ETA from the average rate
+    lines = []
+    p = StatsProgress(type("C", (), {"is_terminal": False, "print": lambda self, x: lines.append(x)})(), 0)
+    with p:
+        p.total(2_000_000, 4)
+        p.start -= 10  # 10 s elapsed
+        p.update(100, 500_000)
+    assert len(lines) == 1 and "0.5 of 2.0 MB (25%, 4 shards)" in lines[0] and "ETA 0m30s" in lines[0]
