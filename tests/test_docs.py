@@ -101,10 +101,9 @@ def test_commands_named_in_docs_exist(page: Path) -> None:
             if not hasattr(cmd, "commands"):
                 break  # an argument of a leaf command (typer vendors click: no isinstance check)
             sub = cmd.commands.get(w)
-            if sub is None or sub.hidden:
-                bad.append(
-                    f"`{' '.join([*path, w])}` ({'hidden: an old spelling' if sub else 'no such command'})"
-                )
+            if sub is None or sub.hidden or getattr(sub, "deprecated", False):
+                why = "an old spelling" if sub else "no such command"
+                bad.append(f"`{' '.join([*path, w])}` ({why})")
                 break
             cmd, path = sub, [*path, w]
         else:
