@@ -76,13 +76,15 @@ $(MODEL_DIR)/config.json: $(STAMP) corpusbench/assets/smollm2.py
 
 demo: setup $(DEMO_TARGETS)
 	$(PY) -m corpusbench stats $(DATA)/default --out out/demo/stats --workers 2
-	set -e; $(DEMO_STEPS)
-	$(PY) -m corpusbench demo summary --markdown out/demo/SUMMARY.md  # last: what was made, where, key numbers
+	set -e; trap '$(DEMO_SUMMARY) || true' EXIT; $(DEMO_STEPS)
+
+# Last, also when a step failed: what was made, where, the key numbers ("not built" for the rest).
+DEMO_SUMMARY = $(PY) -m corpusbench demo summary --markdown out/demo/SUMMARY.md
 
 # The closing summary alone (reads whatever outputs exist; missing ones are "not built").
 .PHONY: demo-summary
 demo-summary:
-	$(PY) -m corpusbench demo summary --markdown out/demo/SUMMARY.md
+	$(DEMO_SUMMARY)
 
 test: setup $(TEST_TARGETS)
 	$(PY) -m ruff check corpusbench tests benchmarks
