@@ -62,6 +62,14 @@ FALLBACK_BY_CLASS = {
 }
 FALLBACK_DEFAULT = {"en": "every day", "fr": "chaque jour", "de": "jeden tag"}
 _MANNER_SUFFIX = {"en": "ly", "fr": "ment"}  # single manner adverbs mined as complements ("bitterly")
+# Other single adverbs a verb may take as its whole complement ("rises again", "goes away").
+_ADVERBS = {
+    "en": frozenset(
+        ("again", "away", "forth", "home", "back", "together", "aloud", "abroad", "apart", "alone")
+    ),
+    "fr": frozenset(("encore", "ensemble", "dehors", "ailleurs", "loin")),
+    "de": frozenset(("wieder", "zusammen", "draußen")),
+}
 # Articles only: a possessive ("zu deiner danksagung", "à ta paix") ties the phrase to its source sentence.
 _ARTICLES = {
     "en": frozenset({"the", "a", "an"}),
@@ -162,10 +170,11 @@ def mine_complement(
 ) -> str | None:
     """The most frequent complement right after the verb in its (verb-tagged) corpus contexts: a 3-4
     word prepositional phrase (preposition, article, ..., noun: "in the garden"), a preposition and a
-    bare noun ("with tears"; only nouns in ``bare_nouns`` when given) or one manner adverb ("bitterly",
-    en/fr). Prepositions are locative/directional/accompaniment ones (``PREPOSITIONS``); the phrase
-    must end there (no noun, adjective or preposition after it); every word is seen in every corpus.
-    ``None`` if there is none."""
+    bare noun ("with tears"; only nouns in ``bare_nouns`` when given), or one adverb before the end of
+    the clause: a manner adverb ("bitterly", en/fr) or one of a few others ("again", "away").
+    Prepositions are locative/directional/accompaniment ones (``PREPOSITIONS``); the phrase must end
+    there (no noun, adjective or preposition after it); every word is seen in every corpus. ``None`` if
+    there is none."""
     if contexts is None:
         return None
     preps = PREPOSITIONS[lang]
@@ -189,12 +198,10 @@ def mine_complement(
         toks = [t.lower() for t in str(sentence).split(" ")] + [""] * (max_len + 1)
         i = int(idx) + 1
         first = toks[i]
+        manner = bool(suffix) and first.endswith(suffix) and len(first) > len(suffix) + 3
         if (
-            suffix
-            and pos_of.get(first) == "ADV"
-            and first.endswith(suffix)
-            and len(first) > len(suffix) + 3
-            and pos_of.get(toks[i + 1]) not in ("ADJ", "ADV")  # "truly great" modifies what follows
+            (first in _ADVERBS[lang] or (manner and pos_of.get(first) == "ADV"))
+            and not any(ch.isalnum() for ch in toks[i + 1])  # the clause ends: "rises again ,"
             and ok([first])
         ):
             seen[first] += 1

@@ -87,7 +87,7 @@ def test_long_vp_complements_come_from_verb_uses_else_a_counted_fallback(default
             sources[src] += 1
             if src == "corpus":  # the phrase follows the verb, tagged as a verb, in a corpus sentence
                 follows = [
-                    " ".join(sent.lower().split(" ")[i + 1 :]).startswith(v.complement + " ")
+                    sent.lower().split(" ")[i + 1 : i + 1 + len(v.complement.split())] == v.complement.split()
                     for sent, i in verb_ctx[verb_ctx["form"].isin((v.sg, v.pl))][
                         ["sentence", "token_index"]
                     ].itertuples(index=False, name=None)
