@@ -155,3 +155,26 @@ def figures_markdown(fig: dict[str, Any] | None, rule: str) -> str:
             f"{pct(s['keep_precision'])} | {pct(s['keep_recall'])} |"
         )
     return "\n".join(lines)
+
+
+SWEEP = (0.0, 0.5, 1.0, 2.0, 3.0, 4.0, 6.0)
+
+
+def threshold_sweep(labels: Sequence[bool], verdicts: Sequence[Judgement]) -> list[dict[str, Any]]:
+    """Accuracy, keep-precision and keep-recall of the margin rule at each threshold of ``SWEEP``
+    (items without margins count as dropped), to choose a rule's threshold on labelled data."""
+    out = []
+    for t in SWEEP:
+        keep = [v.margins is not None and min(v.margins) > t for v in verdicts]
+        kept = [lab for lab, k in zip(labels, keep, strict=True) if k]
+        out.append(
+            {
+                "threshold": t,
+                "accuracy": round(
+                    sum(lab == k for lab, k in zip(labels, keep, strict=True)) / len(labels), 4
+                ),
+                "keep_precision": _ratio(sum(kept), len(kept)),
+                "keep_recall": _ratio(sum(kept), sum(labels)),
+            }
+        )
+    return out

@@ -281,7 +281,13 @@ def judge_check_cmd(
     ),
 ) -> None:
     """Measure a judge on labelled quadruplets: accuracy, first-option rate, keep-precision, keep-recall."""
-    from corpusbench.generators.ltswap.calibration import CALIBRATION_SET, balanced_subset, read_items, score
+    from corpusbench.generators.ltswap.calibration import (
+        CALIBRATION_SET,
+        balanced_subset,
+        read_items,
+        score,
+        threshold_sweep,
+    )
     from corpusbench.generators.ltswap.judging import RULES, FilterRule, judge_items
     from corpusbench.io import write_json
 
@@ -299,7 +305,15 @@ def judge_check_cmd(
         for rule in rules:
             verdicts = judge_items(llm, [_no_rule(it) for it in parsed], rule)
             rows = score(parsed, labels, verdicts)
-            report["rules"][rule.name] = {**rule.describe(), "scores": [r.as_dict() for r in rows]}
+            report["rules"][rule.name] = {
+                **rule.describe(),
+                "scores": [r.as_dict() for r in rows],
+                "threshold_sweep": threshold_sweep(labels, verdicts),
+                "items": [
+                    {"id": it.id, "subtask": it.subtask, "label": lab, "keep": v.keep, "margins": v.margins}
+                    for it, lab, v in zip(parsed, labels, verdicts, strict=True)
+                ],
+            }
             _print_scores(
                 f"judge {report['llm'].get('model')} · rule {rule.name} (threshold {rule.threshold})", rows
             )
