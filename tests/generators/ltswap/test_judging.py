@@ -201,7 +201,7 @@ def test_judge_check_command_reports_every_rule(tmp_path):
     report = json.loads(out.read_text())
     assert set(report["rules"]) == {"strict", "debiased", "pointwise"} and report["n"] >= 150
     point = report["rules"]["pointwise"]
-    assert len(point["items"]) == report["n"] and [t["threshold"] for t in point["threshold_sweep"]][0] == 0.0
+    assert len(point["items"]) == report["n"] and point["threshold_sweep"][0]["threshold"] == 0.0
     assert all(
         t["keep_recall"] in (0.0, None) for t in point["threshold_sweep"]
     )  # nothing answered, nothing kept
