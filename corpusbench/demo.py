@@ -212,7 +212,7 @@ def summarize(base: Path = Path("."), roots: Iterable[str] = SCAN_ROOTS) -> list
     for root in roots:
         for folder in _extras(base / root, base, known):
             rel = folder.relative_to(base).as_posix() if folder.is_relative_to(base) else str(folder)
-            rows.append(describe(folder.name, folder, rel))
+            rows.append(describe(folder.relative_to(base / root).as_posix(), folder, rel))
             known.add(folder.resolve())
     return rows
 
@@ -254,11 +254,8 @@ def next_steps(rows: list[Row], base: Path = Path(".")) -> list[tuple[str, str]]
             out += [
                 (
                     "make hub",
-                    "serve the demo's pushed release on a local Hub until Ctrl-C; then, in a second shell:",
-                ),
-                (
-                    f"HF_ENDPOINT=<the URL make hub prints> python -c {load}",
-                    "load a config as users of the release will",
+                    "serves the demo release on a local Hub until Ctrl-C and prints the line to paste into a "
+                    f"second shell, with the endpoint set: {load_dataset_line(provenance)}",
                 ),
             ]
         else:
