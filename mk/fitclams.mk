@@ -40,5 +40,5 @@ fitclams-demo: setup
 	$(FITCLAMS_DEMO)
 
 # Score the default model on the demo's simple-agreement pairs (verb-only critical region, as the paper).
-DEMO_STEPS += $(PY) -m corpusbench eval --dataset $(FITCLAMS_OUT)/fitclams/pairs/default --configs simple_agrmt \
+DEMO_STEPS += $(PY) -m corpusbench eval run --dataset $(FITCLAMS_OUT)/fitclams/pairs/default --configs simple_agrmt \
 	--model $(MODEL_DIR) --out $(FITCLAMS_OUT)/eval-fitclams ;

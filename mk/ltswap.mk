@@ -34,5 +34,5 @@ TEST_TARGETS += vllm-venv model default-corpus judge-model
 ltswap-release-demo: vllm-venv model
 	test -f out/demo/stats/counts.parquet || $(PY) -m corpusbench stats $(DATA)/default --out out/demo/stats --workers 2
 	$(PY) -m corpusbench release build releases/ltswap-demo.yaml --force
-	$(PY) -m corpusbench eval --dataset releases/build/ltswap-demo/0.1.0/data --model models/smollm2-135m-instruct \
+	$(PY) -m corpusbench eval run --dataset releases/build/ltswap-demo/0.1.0/data --model models/smollm2-135m-instruct \
 		--configs ltswap-wordswap-prefix --out out/demo/eval-ltswap-prefix
