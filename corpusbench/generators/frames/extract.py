@@ -251,10 +251,10 @@ SCLUSTER_SCHEMA = pa.schema(
 
 
 def load_sclusters(folder: str | Path) -> list[SCluster]:
-    """The S-clusters of a ``corpusbench frames`` output folder."""
+    """The S-clusters of a ``corpusbench frames build`` output folder."""
     path = Path(folder) / "sclusters.parquet"
     if not path.is_file():
         raise InputError(
-            f"{folder}: not a frames folder (no sclusters.parquet); run `corpusbench frames` first"
+            f"{folder}: not a frames folder (no sclusters.parquet); run `corpusbench frames build` first"
         )
     return [SCluster.from_row(r) for r in pq.read_table(path).to_pylist()]

@@ -24,7 +24,7 @@ class TokSentence:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class FramesParams:
-    """Parameters of ``corpusbench frames`` (the defaults are the paper's choices)."""
+    """Parameters of ``corpusbench frames build`` (the defaults are the paper's choices)."""
 
     lang: str = "en"
     min_frame_count: int = 2  # frames must occur more than once in the test corpus
@@ -80,7 +80,7 @@ class SCluster:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class FramesReport:
-    """What one ``corpusbench frames`` run produced."""
+    """What one ``corpusbench frames build`` run produced."""
 
     out: str
     funnel: dict[str, int]

@@ -81,7 +81,7 @@ def _token_cells(
     path = Path(frames_dir) / "occurrences.parquet"
     if not path.is_file():
         raise InputError(
-            f"{frames_dir}: no occurrences.parquet; re-run `corpusbench frames` with --occurrences"
+            f"{frames_dir}: no occurrences.parquet; re-run `corpusbench frames build` with --occurrences"
         )
     t = pq.read_table(path).to_pydict()
 
