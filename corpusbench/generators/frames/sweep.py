@@ -1,4 +1,4 @@
-"""``eval clusters``: score clusterings (files, frequent frames, LM k-means over K) and correlate the measures.
+"""``eval clusters``: score clusterings (files, frequent frames, LM k-means over K), correlate the measures.
 
 One ``EvalSpec`` names the frames folder, the clusterings to build or load, the gold stats and the
 unclustered-words conditions; ``run_eval`` scores each (clustering, condition) and, over three or more
