@@ -157,7 +157,7 @@ def figures_markdown(fig: dict[str, Any] | None, rule: str) -> str:
     return "\n".join(lines)
 
 
-SWEEP = (0.0, 0.5, 1.0, 2.0, 3.0, 4.0, 6.0)
+SWEEP = (0.0, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0)
 
 
 def threshold_sweep(labels: Sequence[bool], verdicts: Sequence[Judgement]) -> list[dict[str, Any]]:

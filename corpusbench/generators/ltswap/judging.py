@@ -31,7 +31,7 @@ from corpusbench.llm.records import ChoiceRequest, ChoiceResult
 
 RULES = ("strict", "debiased", "pointwise")
 DEFAULT_RULE = "pointwise"  # chosen on the calibration set (docs/ltswap.md, `ltswap judge-check`)
-DEFAULT_THRESHOLDS = {"strict": 0.0, "debiased": 0.0, "pointwise": 0.0}
+DEFAULT_THRESHOLDS = {"strict": 0.0, "debiased": 0.0, "pointwise": 0.1}  # pointwise: judge-check sweep
 EXPECTED = ("A", "B", "A", "B")  # pairwise prompts: (good, bad), (bad, good) for pair 1, then pair 2
 LP_FLOOR = -20.0  # log-prob of an option absent from the top tokens
 GEN_MARGIN = 5.0  # |margin| of an answer read from generated text (no log-probs)
