@@ -202,13 +202,17 @@ def report_cmd(
     table = Table(title="corpusbench eval report")
     for col in ("model", "dataset", "accuracy", "macro", *cmp.configs):
         table.add_column(col)
+
+    def f(x: float | None) -> str:
+        return "" if x is None else f"{x:.4f}"
+
     for r in cmp.rows:
         table.add_row(
             r["model"],
             r["dataset"],
-            f"{r['accuracy']:.4f}",
-            f"{r['accuracy_macro_configs']:.4f}",
-            *["" if r["configs"].get(c) is None else f"{r['configs'][c]:.4f}" for c in cmp.configs],
+            f(r["accuracy"]),
+            f(r["accuracy_macro_configs"]),
+            *[f(r["configs"].get(c)) for c in cmp.configs],
         )
     console.print(table)
     for cfg, ratio in cmp.ltswap_spread_ratio.items():

@@ -22,8 +22,8 @@ class Comparison:
         head = ["model", "dataset", "accuracy", "macro", *self.configs]
         lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         for r in self.rows:
-            cells = [r["model"], r["dataset"], f"{r['accuracy']:.4f}", f"{r['accuracy_macro_configs']:.4f}"]
-            cells += ["" if r["configs"].get(c) is None else f"{r['configs'][c]:.4f}" for c in self.configs]
+            vals = [r["accuracy"], r["accuracy_macro_configs"], *[r["configs"].get(c) for c in self.configs]]
+            cells = [r["model"], r["dataset"], *["" if v is None else f"{v:.4f}" for v in vals]]
             lines.append("| " + " | ".join(cells) + " |")
         return "\n".join(lines) + "\n"
 
@@ -46,13 +46,10 @@ def compare_runs(dirs: Sequence[str | Path]) -> Comparison:
         }
         for r in runs
     )
-    spread = {}
-    for c in configs:
-        per_model = {
-            f"{i}:{r['provenance']['model']['model_id']}": r["configs"][c]["ltswap"]["avg_bin"]
-            for i, r in enumerate(runs)
-            if c in r["configs"] and r["configs"][c].get("ltswap")
-        }
-        if len(per_model) > 1:
-            spread[c] = spread_ratio(per_model)
+    per_model = {
+        f"{i}:{r['provenance']['model']['model_id']}": r["benchmarks"]["ltswap"]["per_bin"]
+        for i, r in enumerate(runs)
+        if (r.get("benchmarks") or {}).get("ltswap")
+    }
+    spread = {"ltswap": spread_ratio(per_model)} if len(per_model) > 1 else {}
     return Comparison(configs=configs, rows=rows, ltswap_spread_ratio=spread)
