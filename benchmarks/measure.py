@@ -26,25 +26,28 @@ def save_result(path: Path, result: dict[str, Any]) -> None:
 
 def run_child(cmd: list[str], cwd: Path, what: str) -> dict[str, Any]:
     """The JSON object the child prints on its last stdout line, plus ``peak_rss_mib`` of the process tree
-    (sampled every 50 ms), ``cpu_s`` of the tree (start-up included) and ``wall_s``."""
+    (sampled every 50 ms; ``peak_pss_mib`` counts pages shared by forked workers once), ``cpu_s`` of
+    the tree (start-up included) and ``wall_s``."""
     import psutil
 
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, text=True)
-    peak = 0
+    peak = peak_pss = 0
     stop = threading.Event()
 
     def sample() -> None:
-        nonlocal peak
+        nonlocal peak, peak_pss
         try:
             p = psutil.Process(proc.pid)
             while not stop.is_set():
-                rss = 0
+                rss = pss = 0
                 for q in [p, *p.children(recursive=True)]:
                     with contextlib.suppress(psutil.Error):
                         rss += q.memory_info().rss
-                peak = max(peak, rss)
+                    with contextlib.suppress(psutil.Error, AttributeError):
+                        pss += q.memory_full_info().pss  # shared pages counted once (forked workers)
+                peak, peak_pss = max(peak, rss), max(peak_pss, pss)
                 time.sleep(0.05)
         except psutil.Error:
             return
@@ -60,6 +63,7 @@ def run_child(cmd: list[str], cwd: Path, what: str) -> dict[str, Any]:
     res = json.loads(stdout.strip().splitlines()[-1])
     res["wall_s"] = time.perf_counter() - t0
     res["peak_rss_mib"] = peak / 2**20
+    res["peak_pss_mib"] = peak_pss / 2**20
     # CPU seconds of the whole process tree (less sensitive than wall time to a busy shared machine)
     res["cpu_s"] = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     return res
