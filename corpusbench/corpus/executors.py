@@ -97,6 +97,7 @@ class LocalExecutor(Executor):
         ]
         for p in self._procs:
             p.start()
+        log.info("local executor: %d %s worker processes", self.workers, self.start_method)
 
     def map(self, fn: Callable[[S], R], shards: Iterable[S]) -> Iterator[R]:
         if self.workers == 1:

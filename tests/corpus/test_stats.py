@@ -77,6 +77,33 @@ def test_one_and_two_workers_write_identical_files(tmp_path, two_plays):
     assert digest(tmp_path / "w3") == digest(tmp_path / "w1") and three.tokens == one.tokens
 
 
+def test_spawned_workers_when_a_thread_runs_write_the_same_files(tmp_path, two_plays):
+    """Forking is only safe without other threads; with one running, workers are spawned instead."""
+    import threading
+
+    from corpusbench.corpus.executors import LocalExecutor
+
+    stop = threading.Event()
+    th = threading.Thread(target=stop.wait, daemon=True)
+    th.start()
+    try:
+        ex = LocalExecutor(2)
+        compute_stats(
+            CorpusSpec(path=str(two_plays)), tmp_path / "s", StatsParams(chunk_chars=30_000), executor=ex
+        )
+        assert ex.start_method == "spawn"
+    finally:
+        stop.set()
+        ex.close()
+    ex = LocalExecutor(2)
+    with ex:
+        compute_stats(
+            CorpusSpec(path=str(two_plays)), tmp_path / "f", StatsParams(chunk_chars=30_000), executor=ex
+        )
+    assert ex.start_method == "fork"
+    assert digest(tmp_path / "s") == digest(tmp_path / "f")
+
+
 def test_spacy_tagger_gives_lemmas_and_morphology(tmp_path):
     p = tmp_path / "en.txt"
     p.write_text("The dogs bark at the cat. A dog barks.\nThe children play in the garden.\n")
