@@ -381,6 +381,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--sections", default="reference,taggers,scale")
     ap.add_argument("--scale", default="1,10,100", help="corpus repetitions for the scaling runs ('' = none)")
     ap.add_argument("--scale-workers", default="1,2")
+    ap.add_argument("--reference-workers", default="1,2", help="worker counts of the reference method")
     ap.add_argument("--spacy-words", type=int, default=100_000)
     ap.add_argument("--hanta-words", type=int, default=100_000)
     ap.add_argument("--no-spacy", action="store_true", help="reference section: skip spaCy")
@@ -408,9 +409,13 @@ def main(argv: list[str] | None = None) -> None:
         "runs": [],
     }
     t_start = time.perf_counter()
+    if "taggers" in sections:
+        res["taggers"] = tagger_runs(args, work)
+        save_result(args.out / "bench_stats.json", res)
     if "reference" in sections:
-        plan = [("reference", "reference (word_tokenize+pos_tag)", w) for w in (1, 2)]
-        plan += [("reference-fast", "reference method, corpusbench tokenizer+tagger", 1)]
+        ref_workers = [int(x) for x in args.reference_workers.split(",")]
+        plan = [("reference", "reference (word_tokenize+pos_tag)", w) for w in ref_workers]
+        plan += [("reference-fast", "reference method, corpusbench tokenizer+tagger", ref_workers[0])]
         plan += [("nltk", "corpusbench stats --tagger nltk", w) for w in (1, 2)]
         ref_speed: dict[int, float] = {}
         ref_cpu: dict[int, float] = {}
@@ -427,14 +432,14 @@ def main(argv: list[str] | None = None) -> None:
                 r["x_reference_best"] = r["words_per_s"] / best
                 r["x_reference_cpu"] = ref_cpu.get(w, min(ref_cpu.values())) / r["cpu_s"]
             res["runs"].append(r)
+            save_result(args.out / "bench_stats.json", res)  # partial results survive an interrupted run
+        w0 = ref_workers[0]
         res["reference_fast_identical"] = same_reference_output(
-            work / "out-reference-1", work / "out-reference-fast-1"
+            work / f"out-reference-{w0}", work / f"out-reference-fast-{w0}"
         )
         res["nltk_workers_identical"] = _digest(work / "out-nltk-1") == _digest(work / "out-nltk-2")
-        res["form_count_agreement"] = form_count_agreement(work / "out-reference-1", work / "out-nltk-1")
+        res["form_count_agreement"] = form_count_agreement(work / f"out-reference-{w0}", work / "out-nltk-1")
         res["line_agreement"] = line_agreement(corpus)
-    if "taggers" in sections:
-        res["taggers"] = tagger_runs(args, work)
     res["scaling"] = []
     if "scale" in sections:
         for k in [int(x) for x in args.scale.split(",") if x.strip()]:
@@ -444,6 +449,7 @@ def main(argv: list[str] | None = None) -> None:
                 r = run_measured("nltk", w, rep, work / "out-scale")
                 r.update(words=n_words * k, workers=w, words_per_s=n_words * k / r["seconds"])
                 res["scaling"].append(r)
+                save_result(args.out / "bench_stats.json", res)
     res["load_avg_at_end"] = os.getloadavg()
     res["benchmark_seconds"] = time.perf_counter() - t_start
     save_result(args.out / "bench_stats.json", res)
