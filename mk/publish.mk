@@ -19,7 +19,7 @@ DEMO_STEPS += $(MAKE) --no-print-directory demo-release ;
 
 .PHONY: demo-release hub
 
-demo-release: $(STAMP)
+demo-release: $(STAMP) childes
 	$(PY) -m corpusbench release build $(DEMO_RELEASE_SPEC) --force
 	$(PY) -m corpusbench audit $(DEMO_RELEASE_DIR) --spec $(DEMO_RELEASE_SPEC)
 	$(PY) -m tests.hubserver -- $(PY) -m corpusbench release push $(DEMO_RELEASE_DIR) --repo-id $(DEMO_RELEASE_REPO)
