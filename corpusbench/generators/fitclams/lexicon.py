@@ -355,6 +355,10 @@ def build_selections(
             sel_o = _pick(nouns, noun_edges, obj_bins, f"{key}:object", fill=True, **common)
             corpus_notes.append(f"corpus {name}: too few animate nouns; attractors are also subject nouns")
         sel_v = _pick(verbs, verb_edges, bin_schedule(cfg.n_verbs, cfg.n_bins), f"{key}:verb", **common)
+        if len(sel_v.chosen) == 1:
+            corpus_notes.append(
+                f"corpus {name}: one usable verb; vp_coord and long_vp_coord need two and are empty"
+            )
         if not sel_n.chosen or not sel_v.chosen or not sel_o.chosen:
             what = "nouns" if not sel_n.chosen else "verbs" if not sel_v.chosen else "objects"
             raise InputError(
