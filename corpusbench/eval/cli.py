@@ -183,6 +183,8 @@ def run_cmd(
     table.add_column("accuracy", justify="right")
     for cfg, acc_ in report.per_config.items():
         table.add_row(cfg, "n/a" if acc_ is None else f"{acc_:.4f}")
+    for cfg, res in (report.benchmarks.get("cac") or {}).get("configs", {}).items():
+        table.add_row(cfg, "n/a" if res.get("score") is None else f"{res['score']:.4f}")
     for cfg, why in report.skipped.items():
         table.add_row(cfg, f"skipped: {why}")
     console.print(table)

@@ -285,7 +285,9 @@ def benchmarks_markdown(bench: dict[str, Any]) -> list[str]:
                 f"adj. R² {_f(o['r2_adj'], '.3f')}; {terms}"
             )
     if cac := bench.get("cac"):
-        lines.append(f"- **CAC score {_f(cac.get('score'))}** (MLE accuracy)")
+        lines.append(f"- **CAC score {_f(cac.get('score'))}** (MLE agreement with the humans)")
+        summ = cac.get("summary") or {}
+        lines += [f"  - {k}: {v:.3f}" for k, v in summ.items()]
     return lines
 
 
@@ -412,14 +414,12 @@ def _run_cac_configs(
     """CAC configs through :func:`corpusbench.eval.cac_run.run_cac_release_config`, with the open scorer."""
     from corpusbench.eval import cac_run
 
-    if release.root is None:
-        raise ConfigError(f"{release.source}: CAC configs are scored from a local release folder for now")
     fn = getattr(cac_run, CAC_RELEASE_FN)
-    manifest = release.root / "provenance.json"
-    full = {c["name"]: c for c in read_json(manifest)["configs"]} if manifest.is_file() else {}
+    manifest = release.root / "provenance.json" if release.root is not None else None
+    full = {c["name"]: c for c in read_json(manifest)["configs"]} if manifest and manifest.is_file() else {}
     out = {}
     for e in entries:
-        table = pd.concat([pd.read_parquet(f) for f in release.data_files(e.name)], ignore_index=True)
+        table = cac_run.release_config_table(release, e.name)  # build folder, or the Hub at its revision
         res = fn(
             spec,
             table,
