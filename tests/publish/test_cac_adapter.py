@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pandas as pd
 import pytest
+from conftest import ROOT, run_cli
 
 from corpusbench.eval.cac_run import determiner_sites, determiner_sites_from_lines, select_sites
 from corpusbench.generators.cac.io import load_sites
@@ -118,3 +121,31 @@ def test_release_scores_equal_the_folder_scores(doc_release: Path) -> None:
         for role in ("child", "caretaker"):
             m = got["configs"][role]
             assert {"mean_overlap", "mean_predicted_overlap", "mean_tpr", "degenerate", "dxn_pass"} <= set(m)
+
+
+def test_hub_copy_at_its_tag_gives_the_same_rows(doc_release: Path, hub_env: dict[str, str]) -> None:
+    """The eval runner reads a CAC config from the Hub at the release tag: the same rows as the folder,
+    so the same numbers (release_config_table feeds run_cac_release_config in both cases)."""
+    pushed = run_cli("release", "push", str(doc_release), "--repo-id", "tester/cac-doc", env=hub_env)
+    assert pushed.returncode == 0, pushed.stderr
+    code = (
+        "import sys; from corpusbench.eval.release import find_release; "
+        "from corpusbench.eval.cac_run import release_config_table; "
+        "r = find_release('tester/cac-doc@v0.1.0'); assert r is not None and r.root is None; "
+        "release_config_table(r, 'cac-the-a').to_parquet(sys.argv[1])"
+    )
+    out = doc_release.parents[3] / "from-hub.parquet"
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(out)],
+        cwd=ROOT,
+        env=hub_env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    _, table = _config(doc_release)
+    got = pd.read_parquet(out)
+    assert got.drop(columns="context_new").equals(table.drop(columns="context_new"))
+    assert [list(x) for x in got["context_new"]] == [list(x) for x in table["context_new"]]
+    assert table_sites(got) == table_sites(table)
