@@ -226,7 +226,11 @@ def _notes(runs: Sequence[Run]) -> list[str]:
         )
         notes.append(
             "LT-Swap spread ratio (rarest vs most frequent bin, across models): "
-            + ("n/a (needs ≥ 2 models and ≥ 2 shared bins)" if ratio is None else f"{ratio:.2f}")
+            + (
+                "n/a (needs ≥ 2 models, ≥ 2 shared bins and a spread in the most frequent bin)"
+                if ratio is None
+                else f"{ratio:.2f}"
+            )
         )
         drops = [lt["accuracy_drop"] for lt in lts.values() if lt["accuracy_drop"] is not None]
         if drops:

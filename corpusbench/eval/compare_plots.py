@@ -100,7 +100,7 @@ def plot_ltswap(runs: Sequence[Run], out: Path, n_boot: int, seed: int) -> str |
     _bin_axis(ax, ns, "frequency bin (n = pairs per bin)")
     ax.set_ylabel("LT-Swap score (mean of subtasks)")
     ax.set_title(
-        "LT-Swap score by frequency bin (bin 0: InflectionSwap + AgreementSwap only), 95% CI", fontsize=9
+        "LT-Swap score by frequency bin, 95% CI (bin 0: InflectionSwap + AgreementSwap only)", fontsize=9
     )
     _legend(fig, ax)
     _save(fig, out / "ltswap_by_bin.png")
