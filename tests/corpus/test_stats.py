@@ -95,12 +95,13 @@ def test_spawned_workers_when_a_thread_runs_write_the_same_files(tmp_path, two_p
     finally:
         stop.set()
         ex.close()
+    alone = threading.active_count() == 1  # an earlier test's server thread may still run
     ex = LocalExecutor(2)
     with ex:
         compute_stats(
             CorpusSpec(path=str(two_plays)), tmp_path / "f", StatsParams(chunk_chars=30_000), executor=ex
         )
-    assert ex.start_method == "fork"
+    assert ex.start_method == ("fork" if alone else "spawn")
     assert digest(tmp_path / "s") == digest(tmp_path / "f")
 
 
