@@ -254,7 +254,9 @@ def _write_tables(part: PartialStats, out: Path) -> int:
 # Corpus bytes from which a second local worker pays for itself on 2 cores (measured with
 # benchmarks/bench_stats.py: forked workers inherit the loaded tagger, so what a worker costs is
 # its cold caches and the driver's merging; docs/scaling.md has the figures).
-MIN_BYTES_PER_WORKER = {"nltk": 4_000_000, "spacy": 400_000, "hanta": 200_000}
+# HanTa's memoised per-word analyses are per worker, so a second worker repeats them: at 60k words
+# (0.4 MB) two HanTa workers were slower than one.
+MIN_BYTES_PER_WORKER = {"nltk": 4_000_000, "spacy": 1_000_000, "hanta": 2_000_000}
 
 
 def usable_cpus() -> int:
