@@ -188,3 +188,13 @@ def test_cli_process_smollm2_and_exit_code(pairs_file, tmp_path):
         text=True,
     )
     assert bad.returncode == 2 and "no such file" in bad.stderr and not (tmp_path / "x").exists()
+
+
+def test_eval_help_says_what_it_scores():
+    res = CliRunner().invoke(app, ["eval", "--help"], env={"COLUMNS": "200"})
+    text = " ".join(res.output.split())
+    assert res.exit_code == 0 and "run" in text and "report" in text and "clusters" in text
+    for what in ("minimal pairs", "LT-Swap", "FIT-CLAMS", "CAC", "skipped"):
+        assert what in text, what
+    top = " ".join(CliRunner().invoke(app, ["--help"], env={"COLUMNS": "200"}).output.split())
+    assert "compare" in top
