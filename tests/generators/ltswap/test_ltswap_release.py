@@ -99,10 +99,10 @@ def test_release_build_then_eval_prefix_config(
         )
     )
     results = json.loads((tmp_path / "eval" / "results.json").read_text())
-    lt = results["configs"]["ltswap-wordswap-prefix"]["ltswap"]
+    by_bin = results["configs"]["ltswap-wordswap-prefix"]["by_bin"]  # LT-Swap scores: results["benchmarks"]
     assert report.n_pairs == len(prefix)
-    assert set(lt["avg_bin"]) == {str(b) for b in prefix["bin"]}
-    assert all(0.0 <= v <= 1.0 for v in lt["avg_bin"].values())
+    assert set(by_bin) == {str(b) for b in prefix["bin"]}
+    assert all(0.0 <= c["accuracy"] <= 1.0 for c in by_bin.values())
 
     # with the paper's strict filter on, SmolLM2-135M (always "A") passes no quadruplet: the build fails
     # naming stage and reasons
