@@ -142,6 +142,10 @@ class LocalExecutor(Executor):
             p.join(timeout=5)
             if p.is_alive():
                 p.terminate()
+        if procs:  # stop the queues' feeder threads (a later fork must find no other thread)
+            for q in (self._tasks, self._results):
+                q.close()
+                q.join_thread()
 
 
 def _worker_loop(fn: Callable[[Any], Any], tasks: Any, results: Any) -> None:

@@ -80,6 +80,7 @@ def test_one_and_two_workers_write_identical_files(tmp_path, two_plays):
 def test_spawned_workers_when_a_thread_runs_write_the_same_files(tmp_path, two_plays):
     """Forking is only safe without other threads; with one running, workers are spawned instead."""
     import threading
+    import time
 
     from corpusbench.corpus.executors import LocalExecutor
 
@@ -94,7 +95,12 @@ def test_spawned_workers_when_a_thread_runs_write_the_same_files(tmp_path, two_p
         assert ex.start_method == "spawn"
     finally:
         stop.set()
+        th.join()
         ex.close()
+    for _ in range(100):  # the queues' feeder threads of the spawned run wind down
+        if threading.active_count() == 1:
+            break
+        time.sleep(0.05)
     alone = threading.active_count() == 1  # an earlier test's server thread may still run
     ex = LocalExecutor(2)
     with ex:
