@@ -25,7 +25,7 @@ TRICKY = [
     "He ended with a quote.\" And another one.' Then brackets.) ] }",
     "Ends with a colon: ",
     "  leading and trailing spaces, tabs\there and  double  spaces.  ",
-    "A final period after a quote\".",
+    'A final period after a quote".',
     "Hello world.",
     "Hello",
     "",
@@ -49,8 +49,17 @@ def test_word_tokenize_equivalence_on_pieces() -> None:
 
 
 def test_contractions_and_quotes() -> None:
-    assert tokenize("They don't know it's John's.", "en") == ["They", "do", "n't", "know", "it", "'s", "John",
-                                                                "'s", "."]
+    assert tokenize("They don't know it's John's.", "en") == [
+        "They",
+        "do",
+        "n't",
+        "know",
+        "it",
+        "'s",
+        "John",
+        "'s",
+        ".",
+    ]
     assert tokenize('"Go," he said.', "en") == ["``", "Go", ",", "''", "he", "said", "."]
     assert tokenize("Mr. Smith cannot stay.", "en") == ["Mr.", "Smith", "can", "not", "stay", "."]
 
@@ -74,14 +83,18 @@ def test_split_sentences_is_punkt(default_corpus: Path) -> None:
     for text in TRICKY:
         assert split_sentences(text, "en") == nltk.sent_tokenize(text, "english"), text
     assert split_sentences("Mr. Smith went to Washington. He left at 5 p.m. on Monday.", "en") == [
-        "Mr. Smith went to Washington.", "He left at 5 p.m. on Monday."]
+        "Mr. Smith went to Washington.",
+        "He left at 5 p.m. on Monday.",
+    ]
     assert split_sentences("", "en") == [] and split_sentences("  \n", "en") == []
 
 
 def test_other_languages() -> None:
     assert split_sentences("Il est venu. Elle est partie.", "fr") == ["Il est venu.", "Elle est partie."]
-    for text in ("Er kam am 3. Mai. Sie ging, d.h. sofort. Dr. Müller sagt: »Nein!« Gut.",
-                 "M. Dupont est arrivé à 15 h. Il a dit « bonjour ». Etc. Fin."):
+    for text in (
+        "Er kam am 3. Mai. Sie ging, d.h. sofort. Dr. Müller sagt: »Nein!« Gut.",
+        "M. Dupont est arrivé à 15 h. Il a dit « bonjour ». Etc. Fin.",
+    ):
         for lang, name in (("de", "german"), ("fr", "french")):
             assert split_sentences(text, lang) == nltk.sent_tokenize(text, name)
     assert tokenize("Elle est partie, hélas.", "fr") == ["Elle", "est", "partie", ",", "hélas", "."]
