@@ -83,9 +83,11 @@ def test_release_build_then_eval_prefix_config(
         assert row["word_bad"] in row["prefix_bad"].lower().split() or row["word_bad"] in row["prefix_bad"]
     assert set(prefix["pair_id"]) <= set(plain["pair_id"])
 
-    # a second build reuses the LT-Swap run (no LLM needed)
+    # a second build of the same version is refused without --force, and with it reuses the LT-Swap run
     stamp = (run / "manifest.json").stat().st_mtime_ns
     r = CliRunner().invoke(app, ["release", "build", str(spec), "--out", str(builds)])
+    assert r.exit_code != 0 and "--force" in r.output
+    r = CliRunner().invoke(app, ["release", "build", str(spec), "--out", str(builds), "--force"])
     assert r.exit_code == 0, r.output
     assert (run / "manifest.json").stat().st_mtime_ns == stamp
 
@@ -109,7 +111,7 @@ def test_release_build_then_eval_prefix_config(
     spec = _spec(
         tmp_path / "lt-f.yaml", default_corpus, default_stats, smollm2_dir, ltswap_vllm, filter_rule="strict"
     )
-    r = CliRunner().invoke(app, ["release", "build", str(spec), "--out", str(builds)])  # same LLM cache
+    r = CliRunner().invoke(app, ["release", "build", str(spec), "--out", str(builds), "--force"])  # cached
     said = " ".join(r.output.split())
     if r.exit_code == 0:  # a model that can judge: the kept quadruplets passed all four prompts
         assert "filter was OFF" not in (rel / "README.md").read_text()
