@@ -48,10 +48,10 @@ def draft_item(d: Draft, lang: str = "en") -> JudgeItem:
     )
 
 
-def assemble(d: Draft, judgement: Judgement | None) -> Quadruplet:
-    s1, s2, b1, b2 = good_bad(d)
+def assemble(d: Draft, item: JudgeItem, judgement: Judgement | None) -> Quadruplet:
+    """The kept quadruplet: the draft's words and bin with the sentences and contexts of its ``item``."""
     return Quadruplet(
-        id=quadruplet_id(d.subtask, d.rule, d.w1, d.w2, s1, s2),
+        id=quadruplet_id(d.subtask, d.rule, d.w1, d.w2, item.s1_good, item.s2_good),
         subtask=d.subtask,  # type: ignore[arg-type]
         rule=d.rule,
         bin=d.bin,
@@ -61,12 +61,12 @@ def assemble(d: Draft, judgement: Judgement | None) -> Quadruplet:
         tag2=d.tag2,
         freq_w1=d.freq1,
         freq_w2=d.freq2,
-        s1_good=s1,
-        s2_good=s2,
-        s1_bad=b1,
-        s2_bad=b2,
-        context1=detokenise(d.context1) if d.context1 else "",
-        context2=detokenise(d.context2) if d.context2 else "",
+        s1_good=item.s1_good,
+        s2_good=item.s2_good,
+        s1_bad=item.s1_bad,
+        s2_bad=item.s2_bad,
+        context1=item.context1,
+        context2=item.context2,
         filter_rule=judgement.rule if judgement else "",
         filter_margin=judgement.margin if judgement else None,
         filter_margins=tuple(judgement.margins or ()) if judgement else (),

@@ -238,7 +238,7 @@ def run_ltswap(
         j = verdicts[n] if params.llm_filter else None
         if j is None or j.keep:
             funnel.add(d.subtask, d.bin, "kept")
-            quads[d.subtask].append(assemble(d, j))
+            quads[d.subtask].append(assemble(d, items[n], j))
         else:
             funnel.drop(d.subtask, d.bin, j.reason)
     for s in quads:
