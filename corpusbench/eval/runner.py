@@ -372,19 +372,10 @@ def write_eval_folder(
     )
 
 
-CAC_RELEASE_FN = "run_cac_release_config"
-
-
 def skip_reason(entry: ConfigEntry) -> str | None:
     """Why ``corpusbench eval`` does not score this config (None: it does)."""
-    if entry.kind in ("pairs", "ltswap", "fitclams"):
+    if entry.kind in ("pairs", "ltswap", "fitclams", "cac"):
         return None
-    if entry.kind == "cac":
-        from corpusbench.eval import cac_run
-
-        if hasattr(cac_run, CAC_RELEASE_FN):
-            return None
-        return f"CAC release configs need corpusbench.eval.cac_run.{CAC_RELEASE_FN} (not in this version)"
     if entry.task == "other":
         return "task 'other' has no pairwise scoring (frames S-clusters: use `corpusbench eval clusters`)"
     return f"task {entry.task!r} is not scored by corpusbench eval"
@@ -414,13 +405,12 @@ def _run_cac_configs(
     """CAC configs through :func:`corpusbench.eval.cac_run.run_cac_release_config`, with the open scorer."""
     from corpusbench.eval import cac_run
 
-    fn = getattr(cac_run, CAC_RELEASE_FN)
     manifest = release.root / "provenance.json" if release.root is not None else None
     full = {c["name"]: c for c in read_json(manifest)["configs"]} if manifest and manifest.is_file() else {}
     out = {}
     for e in entries:
         table = cac_run.release_config_table(release, e.name)  # build folder, or the Hub at its revision
-        res = fn(
+        res = cac_run.run_cac_release_config(
             spec,
             table,
             full.get(e.name, {"name": e.name}),
