@@ -3,7 +3,12 @@ as Ray tasks on a local or remote Ray cluster.
 
 ``Executor.map(fn, shards)`` yields ``fn(shard)`` for every shard exactly once, in completion order,
 with at most ``workers`` shards running (``2 * workers`` queued locally), so memory stays flat.
-Callers merge by shard id (``corpus.stats`` does it in shard order). Failures: an exception raised
+Callers merge by shard id (``corpus.stats`` does it in shard order). A function with ``fold`` and
+``finish`` methods lets the local executor's processes keep one running result each: each shard
+yields ``fn.fold(shard)`` (a small receipt) and, after the last shard, every process yields
+``fn.finish()`` (what it folded), so the driver unpickles and merges one result per worker instead
+of one per shard.
+Failures: an exception raised
 by ``fn`` stops the run and is re-raised in the driver (a ``CorpusbenchError`` as itself); on Ray, a
 worker process that dies is replaced and its shard retried (``max_retries``); a shard's result
 counts only once it has arrived.
@@ -101,7 +106,10 @@ class LocalExecutor(Executor):
 
     def map(self, fn: Callable[[S], R], shards: Iterable[S]) -> Iterator[R]:
         if self.workers == 1:
-            yield from map(fn, shards)
+            fold = getattr(fn, "fold", None)
+            yield from map(fold or fn, shards)
+            if fold:
+                yield fn.finish()  # type: ignore[attr-defined]
             return
         if self._procs and self._fn is not fn:
             self.close()
@@ -120,17 +128,20 @@ class LocalExecutor(Executor):
                     tasks.put(shard)
                     in_flight += 1
                 if in_flight == 0:
-                    return
-                try:
-                    status, payload = results.get(timeout=1.0)
-                except queue.Empty:
-                    if any(p.exitcode is not None for p in procs):
-                        raise RuntimeError("a stats worker process died unexpectedly") from None
-                    continue
+                    break
+                status, payload = _get(results, procs)
                 if status == "error":
                     raise payload
                 in_flight -= 1
                 yield payload
+            if hasattr(fn, "fold"):  # each worker takes one stop signal and answers what it folded
+                for _ in procs:
+                    tasks.put(None)
+                for _ in procs:
+                    status, payload = _get(results, procs, finishing=True)
+                    if status == "error":
+                        raise payload
+                    yield payload
         finally:
             self.close()
 
@@ -148,10 +159,24 @@ class LocalExecutor(Executor):
                 q.join_thread()
 
 
+def _get(results: Any, procs: list[Any], finishing: bool = False) -> tuple[str, Any]:
+    """The next (status, payload) from the workers; raises when one died before answering."""
+    while True:
+        try:
+            return results.get(timeout=1.0)
+        except queue.Empty:
+            # a worker that finished has exited by design; only a crash before that is an error
+            if any(p.exitcode is not None and (p.exitcode != 0 or not finishing) for p in procs):
+                raise RuntimeError("a stats worker process died unexpectedly") from None
+
+
 def _worker_loop(fn: Callable[[Any], Any], tasks: Any, results: Any) -> None:
+    fold = getattr(fn, "fold", None)
     try:
         while (shard := tasks.get()) is not None:
-            results.put(("ok", fn(shard)))
+            results.put(("ok", fold(shard) if fold else fn(shard)))
+        if fold:
+            results.put(("ok", fn.finish()))  # type: ignore[attr-defined]
     except BaseException as e:  # report every failure to the parent, which re-raises it
         try:
             pickle.dumps(e)

@@ -16,8 +16,9 @@ import logging
 import os
 import threading
 import time
+import uuid
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -89,8 +90,19 @@ class StatsReport:
 class ShardResult:
     id: int
     nbytes: int
-    part: PartialStats
+    part: PartialStats | None  # None: a receipt; a local worker folded the counts into its own (``fold``)
     tagger: dict[str, str]
+    documents: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class FoldedStats:
+    """What one local worker folded together from the shards it counted (sent once, after them)."""
+
+    part: PartialStats
+
+
+_folded: dict[str, PartialStats] = {}  # run id -> this process's running counts of that run
 
 
 @functools.lru_cache(maxsize=4)
@@ -106,21 +118,45 @@ class ShardCounter:
     spec: CorpusSpec
     tagger: str
     params: StatsParams
+    run: str = field(default_factory=lambda: uuid.uuid4().hex)  # keys this run's folded counts
 
     def warm(self) -> None:
         """Load the tagger in this process (forked workers inherit it) and fail early if it cannot."""
         p = self.params
         _tagger(self.tagger, p.lang, p.spacy_model, p.fast).tag_texts(["A."])
 
-    def __call__(self, shard: Shard) -> ShardResult:
+    def _count(self, shard: Shard, part: PartialStats) -> tuple[int, dict[str, str]]:
         p = self.params
         tg = _tagger(self.tagger, p.lang, p.spacy_model, p.fast)
-        part = PartialStats(max_contexts=p.max_contexts)
+        docs = 0
         for sents in tag_in_chunks(tg, shard_texts(self.spec, shard), p.chunk_chars):
-            part.documents += 1
+            docs += 1
             for sent in sents:
                 part.add_sentence(sent)
-        return ShardResult(id=shard.id, nbytes=shard.nbytes, part=part, tagger=tg.describe())
+        part.documents += docs
+        return docs, tg.describe()
+
+    def __call__(self, shard: Shard) -> ShardResult:
+        part = PartialStats(max_contexts=self.params.max_contexts)
+        docs, describe = self._count(shard, part)
+        return ShardResult(id=shard.id, nbytes=shard.nbytes, part=part, tagger=describe, documents=docs)
+
+    def fold(self, shard: Shard) -> ShardResult:
+        """Count the shard into this process's running counts of the run and return a receipt: a
+        local worker sends its counts once, after its last shard (``finish``), so nobody builds,
+        pickles and merges one partial per shard (counts and context choice do not depend on how
+        sentences are grouped)."""
+        part = _folded.get(self.run)
+        if part is None:
+            _folded.clear()  # what an interrupted earlier run left (a forked worker inherits it)
+            part = _folded[self.run] = PartialStats(max_contexts=self.params.max_contexts)
+        docs, describe = self._count(shard, part)
+        return ShardResult(id=shard.id, nbytes=shard.nbytes, part=None, tagger=describe, documents=docs)
+
+    def finish(self) -> FoldedStats:
+        """After this process's last shard of the run: everything it folded."""
+        part = _folded.pop(self.run, None)
+        return FoldedStats(part or PartialStats(max_contexts=self.params.max_contexts))
 
 
 class _Planned:
@@ -137,26 +173,35 @@ class _Planned:
 
 
 def merge_in_order(
-    results: Iterable[ShardResult], n_shards: Callable[[], int], max_contexts: int, progress: Progress | None
+    results: Iterable[ShardResult | FoldedStats],
+    n_shards: Callable[[], int],
+    max_contexts: int,
+    progress: Progress | None,
 ) -> tuple[PartialStats, dict[str, str]]:
-    """Merge shard results in shard-id order, whatever order they arrive in; each id exactly once."""
+    """Merge shard results in shard-id order, whatever order they arrive in; each id exactly once.
+    Receipts (``part`` None) only check the id; their counts arrive folded (``FoldedStats``)."""
     total = PartialStats(max_contexts=max_contexts)
     waiting: dict[int, ShardResult] = {}
     next_id = 0
-    done_bytes = 0
+    done_bytes = done_docs = 0
     describe: dict[str, str] = {}
     for res in results:
+        if isinstance(res, FoldedStats):  # the first is taken as it is: one worker's merge is free
+            total = total.merge(res.part) if total.counts or total.documents else res.part
+            continue
         if res.id < next_id or res.id in waiting:
             raise RuntimeError(f"shard {res.id} was counted twice")
         waiting[res.id] = res
         while next_id in waiting:
             r = waiting.pop(next_id)
-            total.merge(r.part)
+            if r.part is not None:
+                total.merge(r.part)
             describe = describe or r.tagger
             done_bytes += r.nbytes
+            done_docs += r.documents
             next_id += 1
         if progress:
-            progress(total.documents, done_bytes)
+            progress(done_docs, done_bytes)
     if waiting or next_id != n_shards():
         raise RuntimeError(f"merged {next_id} of {n_shards()} shards; results missing")
     return total, describe
@@ -214,7 +259,9 @@ def _count_corpus(
     return result
 
 
-def _watch(results: Iterable[ShardResult], thread: _StreamFingerprint) -> Iterator[ShardResult]:
+def _watch(
+    results: Iterable[ShardResult | FoldedStats], thread: _StreamFingerprint
+) -> Iterator[ShardResult | FoldedStats]:
     """Stop early when the fingerprint pass finds bad input."""
     for res in results:
         if thread.error is not None:

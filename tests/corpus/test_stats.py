@@ -77,6 +77,56 @@ def test_one_and_two_workers_write_identical_files(tmp_path, two_plays):
     assert digest(tmp_path / "w3") == digest(tmp_path / "w1") and three.tokens == one.tokens
 
 
+def test_workers_fold_their_shards_and_the_driver_merges_receipts(tmp_path, two_plays):
+    """Local workers count their shards into one running result each and send receipts, then that
+    result once: the merge equals the per-shard merge, and files and progress are those of one
+    worker."""
+    from corpusbench.corpus import stats as stats_mod
+    from corpusbench.corpus.shards import plan_shards
+    from corpusbench.corpus.stats import FoldedStats, ShardCounter, merge_in_order
+
+    spec = CorpusSpec(path=str(two_plays))
+    shards = list(plan_shards(spec, 40_000))
+    assert len(shards) >= 4
+    count = ShardCounter(spec, "nltk", StatsParams())
+    results = [count(s) for s in shards]
+    plain, _ = merge_in_order(results, lambda: len(results), 2, None)
+    receipts, folded = [], []
+    for worker in (shards[::2], shards[1::2], []):  # as two workers, and one that got no shard
+        receipts += [count.fold(s) for s in worker]
+        folded.append(count.finish())
+        assert not stats_mod._folded
+    assert all(r.part is None for r in receipts) and all(isinstance(f, FoldedStats) for f in folded)
+    seen = []
+    merged, _ = merge_in_order(receipts + folded, lambda: len(shards), 2, lambda d, b: seen.append((d, b)))
+    assert (merged.counts, merged.vocab, merged.contexts) == (plain.counts, plain.vocab, plain.contexts)
+    assert (merged.documents, merged.sentences, merged.tokens) == (
+        plain.documents,
+        plain.sentences,
+        plain.tokens,
+    )
+    assert seen[-1] == (plain.documents, sum(s.nbytes for s in shards))
+    with pytest.raises(RuntimeError, match="counted twice"):
+        merge_in_order([*receipts, receipts[0]], lambda: len(shards), 2, None)
+    # a run that stopped half-way leaves its counts behind; the next run does not take them in
+    count.fold(shards[0])
+    fresh = ShardCounter(spec, "nltk", StatsParams())
+    fresh.fold(shards[1])
+    assert fresh.finish().part.documents == results[1].documents and not stats_mod._folded
+
+    # end to end: many small shards on 1 (in-process) and 2 (forked or spawned) workers
+    one = compute_stats(spec, tmp_path / "w1", StatsParams(workers=1, shard_bytes=40_000))
+    progress = []
+    two = compute_stats(
+        spec,
+        tmp_path / "w2",
+        StatsParams(workers=2, shard_bytes=40_000),
+        lambda d, b: progress.append((d, b)),
+    )
+    assert digest(tmp_path / "w1") == digest(tmp_path / "w2") and one.tokens == two.tokens
+    assert len(progress) >= 4 and progress[-1][0] == two.documents == one.documents
+
+
 def test_spawned_workers_when_a_thread_runs_write_the_same_files(tmp_path, two_plays):
     """Forking is only safe without other threads; with one running, workers are spawned instead."""
     import threading
