@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import functools
 import importlib.metadata as md
-from collections.abc import Iterable, Iterator, Sequence
-from typing import Protocol
+import itertools
+import re
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import Any, Protocol
 
 from corpusbench.errors import ConfigError
 
@@ -235,17 +237,14 @@ class SpacyTagger:
         self.batch_size = batch_size
         self.fast = fast
         self._cache: dict[str, list[Sentence]] = {}
+        self._tokens = _TokenRules.for_pipeline(nlp) if fast else None
 
     def _tag_docs(self, texts: Sequence[str]) -> Iterator[list[Sentence]]:
+        if self._tokens is not None:
+            yield from self._tokens.tag(self.nlp, texts, self.batch_size)
+            return
         for doc in self.nlp.pipe(texts, batch_size=self.batch_size):
-            sents = []
-            for sent in doc.sents:
-                toks = [
-                    (t.text, t.tag_, t.pos_, t.lemma_.lower(), str(t.morph)) for t in sent if not t.is_space
-                ]
-                if toks:
-                    sents.append(toks)
-            yield sents
+            yield _sentences(doc)
 
     def tag_texts(self, texts: Sequence[str]) -> list[list[Sentence]]:
         if not self.fast:
@@ -269,6 +268,130 @@ class SpacyTagger:
             "spacy": _version("spacy"),
             "components": ",".join(self.nlp.pipe_names),
         }
+
+
+def _sentences(doc: Any) -> list[Sentence]:
+    sents = []
+    for sent in doc.sents:
+        toks = [(t.text, t.tag_, t.pos_, t.lemma_.lower(), str(t.morph)) for t in sent if not t.is_space]
+        if toks:
+            sents.append(toks)
+    return sents
+
+
+class _TokenRules:
+    """A per-token cache of spaCy's ``attribute_ruler`` + rule/lookup ``lemmatizer``, exact.
+
+    Both run after the contextual components (tok2vec, tagger/morphologizer, senter) and, for one
+    token, read only its text and what those set (tag, POS, morphology; no parser runs): their
+    output for a token is a function of ``(text, tag, pos, morph)``, except where a multi-token
+    ruler pattern matches. So the pipeline runs without them; each new key is answered by the two
+    real components on a one-token document and cached, and a document holding a pair that a
+    multi-token pattern could match goes through them whole (``tests/corpus/test_taggers.py``).
+    """
+
+    POST = ("attribute_ruler", "lemmatizer")
+    MAX = 500_000  # cached tokens (cleared when exceeded: a cleared cache only costs speed)
+
+    def __init__(self, nlp: Any, post: list[str], pairs: list[tuple[Any, Any]], morph: bool) -> None:
+        self.post = [nlp.get_pipe(name) for name in post]
+        self.disable = post
+        self.pairs = pairs  # (first, second) predicates on a token's text of each multi-token pattern
+        self.morph = morph  # a contextual component sets morphology before the ruler
+        self.cache: dict[tuple[Any, ...], tuple[str, str, str, str]] = {}
+
+    @classmethod
+    def for_pipeline(cls, nlp: Any) -> _TokenRules | None:
+        """The cache for this pipeline, or None where its last components are not just these two."""
+        names = list(nlp.pipe_names)
+        post = [n for n in names if n in cls.POST]
+        if not post or names[-len(post) :] != post:
+            return None
+        if "lemmatizer" in post and getattr(nlp.get_pipe("lemmatizer"), "mode", "") not in ("rule", "lookup"):
+            return None
+        if "parser" in names:  # dependency labels would enter the ruler's patterns: not handled
+            return None
+        pairs = []
+        if "attribute_ruler" in post:
+            for p in nlp.get_pipe("attribute_ruler").patterns:
+                for pattern in p["patterns"]:
+                    if len(pattern) == 1:
+                        continue
+                    preds = [_text_predicate(spec) for spec in pattern]
+                    if any(pr is False for pr in preds):
+                        continue  # cannot match in this pipeline
+                    if len(pattern) != 2 or any(pr is True for pr in preds):
+                        return None  # a longer pattern, or one with an unconstrained token: no cache
+                    pairs.append((preds[0], preds[1]))
+        morph = "morphologizer" in names[: len(names) - len(post)]
+        return cls(nlp, post, pairs, morph)
+
+    def _key(self, t: Any) -> tuple[Any, ...]:
+        return (t.orth, t.tag, t.pos, t.morph.key) if self.morph else (t.orth, t.tag, t.pos)
+
+    def _paired(self, doc: Any) -> bool:
+        lowers = [t.lower_ for t in doc]
+        return any(a(x) and b(y) for a, b in self.pairs for x, y in itertools.pairwise(lowers))
+
+    def _solo(self, nlp: Any, t: Any) -> tuple[str, str, str, str]:
+        """The two components' output for token ``t`` alone (a one-token document with its
+        tag, POS and morphology): its output in any document where no multi-token pattern matches."""
+        from spacy.tokens import Doc
+
+        one = Doc(nlp.vocab, words=[t.text], spaces=[False])
+        s = one[0]
+        s.tag, s.pos = t.tag, t.pos
+        if self.morph:
+            s.set_morph(t.morph.key)
+        for component in self.post:
+            one = component(one)
+        s = one[0]
+        return (s.tag_, s.pos_, s.lemma_.lower(), str(s.morph))
+
+    def tag(self, nlp: Any, texts: Sequence[str], batch_size: int) -> Iterator[list[Sentence]]:
+        cache = self.cache
+        if len(cache) > self.MAX:
+            cache.clear()
+        for doc in nlp.pipe(texts, batch_size=batch_size, disable=self.disable):
+            if self.pairs and self._paired(doc):  # a multi-token pattern may match: the real thing
+                for component in self.post:
+                    doc = component(doc)
+                yield _sentences(doc)
+                continue
+            sents = []
+            for sent in doc.sents:
+                toks = []
+                for t in sent:
+                    if t.is_space:
+                        continue
+                    k = self._key(t)
+                    v = cache.get(k)
+                    if v is None:
+                        v = cache[k] = self._solo(nlp, t)
+                    toks.append((t.text, *v))
+                if toks:
+                    sents.append(toks)
+            yield sents
+
+
+def _text_predicate(spec: dict[str, Any]) -> Callable[[str], bool] | bool:
+    """What a multi-token pattern's token spec asks of the lowercased text: a predicate, True (no
+    constraint on the text: matches any token as far as we can tell), or False (cannot match: a
+    dependency label, with no parser in the pipeline). Other attributes (TAG, POS) are ignored,
+    which only makes more documents go through the real components."""
+    if "DEP" in spec and spec["DEP"] != "":
+        return False
+    for attr in ("LOWER", "ORTH", "TEXT"):
+        if attr in spec:
+            v = spec[attr]
+            if isinstance(v, str):
+                return v.__eq__ if attr == "LOWER" else (lambda x, v=v.lower(): x == v)
+            if isinstance(v, dict) and set(v) == {"IN"} and attr == "LOWER":
+                return frozenset(v["IN"]).__contains__
+            if isinstance(v, dict) and set(v) == {"REGEX"} and attr == "LOWER":
+                return re.compile(v["REGEX"]).search  # type: ignore[return-value]
+            return True  # another operator or a case-sensitive attribute: be conservative
+    return True
 
 
 class HantaTagger:

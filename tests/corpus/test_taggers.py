@@ -36,3 +36,41 @@ def test_spacy_fast_path_gives_the_plain_pipelines_output(default_corpus):
     want = plain.tag_texts(texts)
     assert fast.tag_texts(texts[:100]) + fast.tag_texts(texts[100:]) == want
     assert fast.describe() == plain.describe()
+
+
+# sentences for the multi-token patterns of the English attribute ruler ("gon na", "let 's", ...)
+PAIRS = [
+    "Y'all are gonna see it, let's go.",
+    "I ain't got ta do it, c'mon on.",
+    "There is a man who's gonna leave, and we gotta stay; y all know it.",
+    "Let's say you ain't sure.",
+]
+
+
+@pytest.mark.parametrize("lang", ["en", "fr"])
+def test_spacy_token_cache_gives_the_plain_pipelines_output(root, lang):
+    """New documents made of known tokens are answered by the per-token cache of the attribute
+    ruler + lemmatizer; documents with a pair a multi-token pattern could match run them for real."""
+    from corpusbench.corpus.taggers import SpacyTagger
+
+    src = {"en": "default/shakespeare/macbeth.txt", "fr": "fr/nt/gospels/40-matthieu.txt"}[lang]
+    lines = [ln.strip() for ln in (root / "data" / src).read_text("utf-8").splitlines() if ln.strip()][:300]
+    halves = [" ".join(ln.split()[: len(ln.split()) // 2]) for ln in lines]  # new texts, known tokens
+    # the words of the pairs alone first, so that a cache blind to the pairs would answer them wrongly
+    words = [w for t in PAIRS for w in t.split()] + ["y", "ai", "gon", "na", "ta", "'s", "c'm", "on", "all"]
+    texts = words + lines + (PAIRS if lang == "en" else []) + [h for h in halves if h] + PAIRS[::-1]
+    fast, plain = SpacyTagger(lang, fast=True), SpacyTagger(lang, fast=False)
+    assert fast._tokens is not None and plain._tokens is None
+    assert bool(fast._tokens.pairs) == (lang == "en")
+    want = plain.tag_texts(texts)
+    hits = []
+    real = fast._tokens._key
+    fast._tokens._key = lambda t: hits.append(real(t) in fast._tokens.cache) or real(t)  # type: ignore[method-assign]
+    got = [doc for i in range(0, len(texts), 64) for doc in fast.tag_texts(texts[i : i + 64])]
+    assert got == want
+    assert sum(hits) > len(hits) / 3  # the cache really answered
+    if lang == "en":  # and the pairs matter: without their check the cache answers 'ai', 'y' wrongly
+        blind = SpacyTagger(lang, fast=True)
+        assert blind._tokens is not None
+        blind._tokens.pairs = []
+        assert [doc for i in range(0, len(texts), 64) for doc in blind.tag_texts(texts[i : i + 64])] != want
