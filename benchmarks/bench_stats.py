@@ -16,6 +16,8 @@ interleaved, cut into ``--files`` files), then times each configuration in a fre
   exact fast path at 1 and 2 workers; the counts must be byte-identical.
 - ``scale``: the NLTK path on the corpus repeated ``--scale`` times, at 1 and 2 workers
   (``--scale-workers``): time, words/s and peak RSS at each size.
+- ``spacy-tagging`` (not run by default): spaCy tagging alone, plain vs fast path alternated in one
+  process on ``--spacy-tagging-words`` words: CPU seconds without start-up.
 
 The load average is recorded next to every run (the machines are shared). Writes
 ``benchmarks/results/bench_stats.json``.
@@ -374,6 +376,44 @@ def tagger_runs(args: argparse.Namespace, work: Path) -> list[dict[str, Any]]:
     return runs
 
 
+def spacy_tagging(corpus: Path, words: int, rounds: int = 3) -> dict[str, Any]:
+    """spaCy tagging alone, in this process: the plain pipeline and the fast path (its caches
+    emptied before each pass) alternated ``rounds`` times on the first ``words`` words of the
+    corpus; best CPU seconds of each, and whether the outputs are identical."""
+    from corpusbench.corpus.taggers import SpacyTagger
+
+    lines: list[str] = []
+    n = 0
+    for path in sorted(corpus.glob("*.txt")):
+        for ln in path.read_text("utf-8").splitlines():
+            if ln.strip() and n < words:
+                lines.append(ln)
+                n += len(ln.split())
+    fast, plain = SpacyTagger("en", fast=True), SpacyTagger("en", fast=False)
+    cpu: dict[str, list[float]] = {"plain": [], "fast": []}
+    outs: dict[str, Any] = {}
+    for _ in range(rounds):
+        for name, tg in (("plain", plain), ("fast", fast)):
+            if name == "fast":
+                tg._cache.clear()
+                if tg._tokens is not None:
+                    tg._tokens.cache.clear()
+            t0 = time.process_time()
+            out = [d for i in range(0, len(lines), 400) for d in tg.tag_texts(lines[i : i + 400])]
+            cpu[name].append(time.process_time() - t0)
+            outs.setdefault(name, out)
+    best = {k: min(v) for k, v in cpu.items()}
+    return {
+        "words": n,
+        "documents": len(lines),
+        "cpu_s": cpu,
+        "words_per_cpu_s": {k: n / v for k, v in best.items()},
+        "x_plain_cpu": best["plain"] / best["fast"],
+        "identical": outs["plain"] == outs["fast"],
+        "load_avg": os.getloadavg()[0],
+    }
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--words", type=int, default=1_000_000)
@@ -384,6 +424,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--reference-workers", default="1,2", help="worker counts of the reference method")
     ap.add_argument("--spacy-words", type=int, default=100_000)
     ap.add_argument("--hanta-words", type=int, default=100_000)
+    ap.add_argument("--spacy-tagging-words", type=int, default=125_000, help="spacy-tagging section")
     ap.add_argument("--no-spacy", action="store_true", help="reference section: skip spaCy")
     ap.add_argument("--out", type=Path, default=RESULTS)
     ap.add_argument("--child", help=argparse.SUPPRESS)
@@ -411,6 +452,11 @@ def main(argv: list[str] | None = None) -> None:
     t_start = time.perf_counter()
     if "taggers" in sections:
         res["taggers"] = tagger_runs(args, work)
+        save_result(args.out / "bench_stats.json", res)
+    if "spacy-tagging" in sections:
+        print(f"spaCy tagging alone, plain vs fast, {args.spacy_tagging_words:,} words ...", flush=True)
+        res["spacy_tagging"] = r = spacy_tagging(corpus, args.spacy_tagging_words)
+        print(json.dumps(r, indent=1), flush=True)
         save_result(args.out / "bench_stats.json", res)
     if "reference" in sections:
         ref_workers = [int(x) for x in args.reference_workers.split(",")]
