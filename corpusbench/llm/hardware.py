@@ -35,6 +35,35 @@ def gpu_available() -> bool:
     return bool(torch.cuda.is_available())
 
 
+def vllm_cpu_env(base: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment of a vLLM CPU process: every core of this process bound to its OpenMP threads.
+
+    vLLM's CPU worker by default reserves one core for the front end and binds its threads to the
+    rest: on a 2-core machine that serves on 1 core. Measured on 2 cores (Qwen2.5-Coder-1.5B fp32, 48
+    pointwise judge prompts through the server): 0.45 decisions/s with vLLM's default, 0.82 with
+    both cores bound (1.8x). Values already set by the caller win. KV cache: 2 GiB (CPU only).
+    """
+    env = dict(os.environ if base is None else base)
+    cores = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+    if cores and not gpu_available():
+        env.setdefault("VLLM_CPU_OMP_THREADS_BIND", ",".join(map(str, cores)))
+        env.setdefault("VLLM_CPU_NUM_OF_RESERVED_CPU", "0")
+    env.setdefault("VLLM_CPU_KVCACHE_SPACE", "2")
+    return env
+
+
+def vllm_block_size() -> int | None:
+    """KV block size for vLLM on CPU (None on a GPU: vLLM's default).
+
+    vLLM's CPU default is 128 tokens, and only whole blocks are prefix-cached: the LT-Swap judge
+    prompts (~60 tokens, most of them the shared instruction) never filled one, so the prefix cache
+    hit 0%. ``CORPUSBENCH_VLLM_BLOCK_SIZE`` overrides.
+    """
+    if os.environ.get("CORPUSBENCH_VLLM_BLOCK_SIZE"):
+        return int(os.environ["CORPUSBENCH_VLLM_BLOCK_SIZE"]) or None
+    return None if gpu_available() else 32
+
+
 def default_dtype(device: str | None = None) -> str:
     """``bfloat16`` on a GPU or a CPU with AMX/AVX512-BF16, else ``float32``."""
     if os.environ.get("CORPUSBENCH_DTYPE"):

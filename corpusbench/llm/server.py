@@ -20,7 +20,7 @@ from pathlib import Path
 import httpx
 
 from corpusbench.errors import BackendError, ConfigError
-from corpusbench.llm.hardware import default_dtype
+from corpusbench.llm.hardware import default_dtype, vllm_block_size, vllm_cpu_env
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_MODEL_DIR = REPO_ROOT / "models" / "smollm2-135m-instruct"
@@ -66,6 +66,7 @@ class ServerSpec:
     port: int = DEFAULT_PORT
     max_model_len: int = 2048
     dtype: str = field(default_factory=lambda: default_dtype())  # fp32 on AVX2-only CPUs (hardware.py)
+    block_size: int | None = field(default_factory=vllm_block_size)  # CPU: small blocks, so prefixes cache
     enforce_eager: bool = True  # CPU: skips the torch.compile warm-up (startup 90 s -> ~25 s)
     python: str | None = None
     extra_args: tuple[str, ...] = ()
@@ -101,11 +102,12 @@ class ServerSpec:
         ]
         if self.enforce_eager:
             cmd.append("--enforce-eager")
+        if self.block_size:
+            cmd += ["--block-size", str(self.block_size)]
         return [*cmd, *self.extra_args]
 
     def environment(self) -> dict[str, str]:
-        env = dict(os.environ)
-        env.setdefault("VLLM_CPU_KVCACHE_SPACE", "2")  # GiB of KV cache on CPU (ignored on GPU)
+        env = vllm_cpu_env()
         env.update(self.env)
         return env
 

@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 
 from corpusbench.errors import BackendError, ConfigError
 from corpusbench.llm.base import Backend, OnResult, TopTokens, chat_messages, sample_seed
-from corpusbench.llm.hardware import default_dtype
+from corpusbench.llm.hardware import default_dtype, vllm_block_size, vllm_cpu_env
 from corpusbench.llm.records import ChoiceRequest, GenRequest, GenResult
 from corpusbench.llm.server import check_model, served_name, vllm_python
 
@@ -63,10 +63,9 @@ class VLLMBackend(Backend):
             "dtype": dtype or default_dtype(),
             "max_model_len": max_model_len,
             "enforce_eager": enforce_eager,
-            "engine": engine_args or {},
+            "engine": {"block_size": vllm_block_size(), **(engine_args or {})},
         }
-        child_env = dict(os.environ)
-        child_env.setdefault("VLLM_CPU_KVCACHE_SPACE", "2")
+        child_env = vllm_cpu_env()
         child_env.update(env or {})
         child_env["PYTHONSAFEPATH"] = "1"
         child_env.pop("PYTHONPATH", None)  # the main venv's paths must not leak into vLLM's

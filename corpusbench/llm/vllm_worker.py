@@ -39,7 +39,7 @@ class Engine:
             enable_prefix_caching=True,
             seed=req.get("seed", 0),
         )
-        kwargs.update(req.get("engine") or {})
+        kwargs.update({k: v for k, v in (req.get("engine") or {}).items() if v is not None})
         self.llm = LLM(**{k: v for k, v in kwargs.items() if v is not None})
         self.tok = self.llm.get_tokenizer()
         self.max_len = self.llm.llm_engine.model_config.max_model_len
