@@ -15,6 +15,7 @@ from rich.table import Table
 
 from corpusbench.aliases import DefaultCommandGroup
 from corpusbench.console import make_console
+from corpusbench.errors import ConfigError
 from corpusbench.llm.api import BACKEND_HELP, DEFAULT_BACKEND
 
 console = make_console()
@@ -57,6 +58,20 @@ def _csv(value: str | None) -> tuple[str, ...] | None:
     return tuple(v.strip() for v in value.split(",") if v.strip()) if value else None
 
 
+def parse_caps(text: str) -> int | dict[str, int]:
+    """``--max-per-bin``: "3" or "wordswap=3,inflswap=4,agrswap=1"."""
+    try:
+        if "=" not in text:
+            return int(text)
+        return {
+            k.strip(): int(v) for k, v in (part.split("=", 1) for part in text.split(",") if part.strip())
+        }
+    except ValueError:
+        raise ConfigError(
+            f"--max-per-bin {text!r}: expected a number or subtask=number pairs (wordswap=3,inflswap=4)"
+        ) from None
+
+
 @ltswap_app.command("build")
 def ltswap(
     corpus: str = typer.Argument(..., help="The corpus (anything `corpusbench stats` reads)."),
@@ -70,10 +85,11 @@ def ltswap(
     cache: Path | None = typer.Option(
         None, "--cache", help="LLM result cache (default OUT/llm-cache.sqlite); a killed run resumes from it."
     ),
-    max_per_bin: int = typer.Option(
-        200,
+    max_per_bin: str = typer.Option(
+        "200",
         "--max-per-bin",
-        help="Words per (bin, tag); inflection pairs per (bin, POS); agreement noun pairs per bin.",
+        help="Words per (bin, tag); inflection pairs per (bin, POS); agreement noun pairs per bin. "
+        "One number, or per subtask: wordswap=3,inflswap=4,agrswap=1.",
     ),
     seed: int = typer.Option(0, "--seed", help="Seed of every sampling step."),
     lang: str = typer.Option("en", "--lang", help="Corpus language: en (all subtasks), fr or de (WordSwap)."),
@@ -114,7 +130,7 @@ def ltswap(
     params = LtswapParams(
         lang=lang,
         seed=seed,
-        max_per_bin=max_per_bin,
+        max_per_bin=parse_caps(max_per_bin),
         pairs_per_word=pairs_per_word,
         agreement_samples=agreement_samples,
         max_tokens=max_tokens,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -65,7 +65,9 @@ class LLM(Protocol):
 class LtswapParams:
     lang: str = "en"
     seed: int = 0
-    max_per_bin: int | None = 200  # words per (bin, tag); inflection pairs per (bin, POS); noun pairs per bin
+    # words per (bin, tag); inflection pairs per (bin, POS); noun pairs per bin. One number for all
+    # subtasks, or a mapping per subtask ({"wordswap": 3, "inflswap": 4, "agrswap": 1}; a missing one: no cap)
+    max_per_bin: int | Mapping[str, int] | None = 200
     subtasks: tuple[str, ...] = SUBTASKS
     rules: tuple[str, ...] = AGREEMENT_RULES
     pairs_per_word: int = 1  # WordSwap matching rounds: each word is in at most this many quadruplets
@@ -93,11 +95,26 @@ class LtswapParams:
             raise ConfigError(
                 f"unknown agreement rule(s) {sorted(bad)}; choose from {', '.join(AGREEMENT_RULES)}"
             )
-        if self.max_per_bin is not None and self.max_per_bin < 1:
+        if isinstance(self.max_per_bin, Mapping):
+            if bad := set(self.max_per_bin) - set(SUBTASKS):
+                raise ConfigError(
+                    f"--max-per-bin: unknown subtask(s) {sorted(bad)}; use {', '.join(SUBTASKS)}"
+                )
+            object.__setattr__(
+                self, "max_per_bin", {k: self.max_per_bin[k] for k in SUBTASKS if k in self.max_per_bin}
+            )
+        caps = self.max_per_bin.values() if isinstance(self.max_per_bin, Mapping) else [self.max_per_bin]
+        if any(c is not None and (not isinstance(c, int) or c < 1) for c in caps):
             raise ConfigError(f"--max-per-bin must be at least 1 (got {self.max_per_bin})")
         FilterRule(self.filter_rule, self.filter_threshold)  # validates the rule name
         if self.agreement_samples < 1 or self.pairs_per_word < 1:
             raise ConfigError("--agreement-samples and --pairs-per-word must be at least 1")
+
+    def cap(self, subtask: str) -> int | None:
+        """Items per bin (and tag/POS) sampled for ``subtask``; None: all."""
+        if isinstance(self.max_per_bin, Mapping):
+            return self.max_per_bin.get(subtask)
+        return self.max_per_bin
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -117,24 +134,36 @@ def sample_items(
     params: LtswapParams, cands: list[Candidate]
 ) -> tuple[list[Candidate], list[InflectionPair], list[InflectionPair]]:
     """Seeded draws: WordSwap words (with a corpus context), InflectionSwap pairs, agreement noun pairs."""
-    cap, seed, subs = params.max_per_bin, params.seed, params.subtasks
+    seed, subs = params.seed, params.subtasks
     words = (
         seeded_sample(
-            [c for c in cands if c.contexts], lambda c: (c.bin, c.tag), cap, f"{seed}:ws", key=lambda c: c.id
+            [c for c in cands if c.contexts],
+            lambda c: (c.bin, c.tag),
+            params.cap("wordswap"),
+            f"{seed}:ws",
+            key=lambda c: c.id,
         )
         if "wordswap" in subs
         else []
     )
     infl = (
         seeded_sample(
-            inflection_pairs(cands), lambda p: (p.bin, p.pos), cap, f"{seed}:is", key=lambda p: p.id
+            inflection_pairs(cands),
+            lambda p: (p.bin, p.pos),
+            params.cap("inflswap"),
+            f"{seed}:is",
+            key=lambda p: p.id,
         )
         if "inflswap" in subs
         else []
     )
     agr = (
         seeded_sample(
-            inflection_pairs(cands, nouns_only=True), lambda p: p.bin, cap, f"{seed}:as", key=lambda p: p.id
+            inflection_pairs(cands, nouns_only=True),
+            lambda p: p.bin,
+            params.cap("agrswap"),
+            f"{seed}:as",
+            key=lambda p: p.id,
         )
         if "agrswap" in subs
         else []

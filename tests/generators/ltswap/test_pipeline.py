@@ -224,6 +224,32 @@ def test_params_validation():
         LtswapParams(max_per_bin=0)
 
 
+def test_per_subtask_caps(slice_stats):
+    """A cap per subtask samples each subtask as the single cap of that size would (same seeded draw)."""
+    from corpusbench.generators.ltswap.candidates import build_candidates
+    from corpusbench.generators.ltswap.cli import parse_caps
+    from corpusbench.generators.ltswap.lexicon import EnglishLexicon
+    from corpusbench.generators.ltswap.pipeline import sample_items
+
+    cands, _ = build_candidates(slice_stats, EnglishLexicon(), None)
+    by_sub = sample_items(LtswapParams(max_per_bin={"agrswap": 1, "wordswap": 2, "inflswap": 3}), cands)
+    single = {n: sample_items(LtswapParams(max_per_bin=n), cands) for n in (1, 2, 3)}
+    assert [x.id for x in by_sub[0]] == [x.id for x in single[2][0]]  # wordswap: cap 2
+    assert [x.id for x in by_sub[1]] == [x.id for x in single[3][1]]  # inflswap: cap 3
+    assert [x.id for x in by_sub[2]] == [x.id for x in single[1][2]]  # agrswap: cap 1
+    assert len(single[1][2]) < len(single[3][2])  # the caps do bite on this slice
+    no_cap = LtswapParams(max_per_bin={"wordswap": 1})
+    assert no_cap.cap("wordswap") == 1 and no_cap.cap("agrswap") is None
+    assert parse_caps("4") == 4
+    assert parse_caps("wordswap=3, agrswap=1") == {"wordswap": 3, "agrswap": 1}
+    with pytest.raises(ConfigError, match="max-per-bin"):
+        parse_caps("wordswap=three")
+    with pytest.raises(ConfigError, match="unknown subtask"):
+        LtswapParams(max_per_bin={"blimp": 2})
+    with pytest.raises(ConfigError, match="at least 1"):
+        LtswapParams(max_per_bin={"wordswap": 0})
+
+
 def test_cli_with_an_llm_that_answers_nothing(slice_stats, tmp_path):
     out = tmp_path / "lt"
     r = CliRunner().invoke(
