@@ -206,3 +206,17 @@ def test_judge_check_command_reports_every_rule(tmp_path):
         t["keep_recall"] in (0.0, None) for t in point["threshold_sweep"]
     )  # nothing answered, nothing kept
     assert "keep-recall" in r.output
+
+
+def test_shipped_figures_belong_to_the_default_judge_and_rule():
+    """The card shows the shipped figures only for the exact rule, threshold and prompts measured."""
+    from corpusbench.generators.ltswap.calibration import figures_markdown, judge_figures
+
+    rule = FilterRule()
+    fig = judge_figures("qwen2.5-coder-1.5b-instruct", rule.describe())
+    assert fig is not None and fig["items"] == len(read_items(CALIBRATION_SET)[0])  # the whole set
+    assert {s["subtask"] for s in fig["scores"]} == {"wordswap", "inflswap", "agrswap", "all"}
+    assert f"threshold {rule.threshold}" in figures_markdown(fig, rule.name)
+    other = {**rule.describe(), "threshold": rule.threshold + 1}
+    assert judge_figures("qwen2.5-coder-1.5b-instruct", other) is None  # not measured at that threshold
+    assert "not measured" in figures_markdown(None, rule.name)
