@@ -270,10 +270,15 @@ class SpacyTagger:
         }
 
 
-def _sentences(doc: Any) -> list[Sentence]:
+def _token_row(t: Any) -> tuple[str, str, str, str, str]:
+    return (t.text, t.tag_, t.pos_, t.lemma_.lower(), str(t.morph))
+
+
+def _sentences(doc: Any, row: Callable[[Any], tuple[str, ...]] = _token_row) -> list[Sentence]:
+    """The document's sentences as token rows (``row``: from the token itself by default), spaces out."""
     sents = []
     for sent in doc.sents:
-        toks = [(t.text, t.tag_, t.pos_, t.lemma_.lower(), str(t.morph)) for t in sent if not t.is_space]
+        toks = [row(t) for t in sent if not t.is_space]
         if toks:
             sents.append(toks)
     return sents
@@ -352,26 +357,21 @@ class _TokenRules:
         cache = self.cache
         if len(cache) > self.MAX:
             cache.clear()
+
+        def row(t: Any) -> tuple[str, ...]:  # the two components' output, from the cache
+            k = self._key(t)
+            v = cache.get(k)
+            if v is None:
+                v = cache[k] = self._solo(nlp, t)
+            return (t.text, *v)
+
         for doc in nlp.pipe(texts, batch_size=batch_size, disable=self.disable):
             if self.pairs and self._paired(doc):  # a multi-token pattern may match: the real thing
                 for component in self.post:
                     doc = component(doc)
                 yield _sentences(doc)
                 continue
-            sents = []
-            for sent in doc.sents:
-                toks = []
-                for t in sent:
-                    if t.is_space:
-                        continue
-                    k = self._key(t)
-                    v = cache.get(k)
-                    if v is None:
-                        v = cache[k] = self._solo(nlp, t)
-                    toks.append((t.text, *v))
-                if toks:
-                    sents.append(toks)
-            yield sents
+            yield _sentences(doc, row)
 
 
 def _text_predicate(spec: dict[str, Any]) -> Callable[[str], bool] | bool:
