@@ -134,40 +134,17 @@ def sample_items(
     params: LtswapParams, cands: list[Candidate]
 ) -> tuple[list[Candidate], list[InflectionPair], list[InflectionPair]]:
     """Seeded draws: WordSwap words (with a corpus context), InflectionSwap pairs, agreement noun pairs."""
-    seed, subs = params.seed, params.subtasks
-    words = (
-        seeded_sample(
-            [c for c in cands if c.contexts],
-            lambda c: (c.bin, c.tag),
-            params.cap("wordswap"),
-            f"{seed}:ws",
-            key=lambda c: c.id,
-        )
-        if "wordswap" in subs
-        else []
-    )
-    infl = (
-        seeded_sample(
-            inflection_pairs(cands),
-            lambda p: (p.bin, p.pos),
-            params.cap("inflswap"),
-            f"{seed}:is",
-            key=lambda p: p.id,
-        )
-        if "inflswap" in subs
-        else []
-    )
-    agr = (
-        seeded_sample(
-            inflection_pairs(cands, nouns_only=True),
-            lambda p: p.bin,
-            params.cap("agrswap"),
-            f"{seed}:as",
-            key=lambda p: p.id,
-        )
-        if "agrswap" in subs
-        else []
-    )
+
+    def draw(
+        subtask: str, salt: str, items: Callable[[], list[Any]], group: Callable[[Any], Any]
+    ) -> list[Any]:
+        if subtask not in params.subtasks:
+            return []
+        return seeded_sample(items(), group, params.cap(subtask), f"{params.seed}:{salt}", key=lambda x: x.id)
+
+    words = draw("wordswap", "ws", lambda: [c for c in cands if c.contexts], lambda c: (c.bin, c.tag))
+    infl = draw("inflswap", "is", lambda: inflection_pairs(cands), lambda p: (p.bin, p.pos))
+    agr = draw("agrswap", "as", lambda: inflection_pairs(cands, nouns_only=True), lambda p: p.bin)
     return words, infl, agr
 
 
