@@ -3,11 +3,12 @@ as Ray tasks on a local or remote Ray cluster.
 
 ``Executor.map(fn, shards)`` yields ``fn(shard)`` for every shard exactly once, in completion order,
 with at most ``workers`` shards running (``2 * workers`` queued locally), so memory stays flat.
-Callers merge by shard id (``corpus.stats`` does it in shard order). A function with ``fold`` and
-``finish`` methods lets the local executor's processes keep one running result each: each shard
-yields ``fn.fold(shard)`` (a small receipt) and, after the last shard, every process yields
-``fn.finish()`` (what it folded), so the driver unpickles and merges one result per worker instead
-of one per shard.
+Callers merge by shard id (``corpus.stats`` does it in shard order). A ``Foldable`` function lets
+the local executor's processes keep one running result each: every process (the driver, with one
+worker) makes its own ``fn.folder()`` before its first shard, each shard yields
+``folder.fold(shard)`` (a small receipt) and, after the last shard, every process yields
+``folder.finish()`` (what it folded), so the driver unpickles and merges one result per worker
+instead of one per shard. Ray tasks always call ``fn(shard)``.
 Failures: an exception raised
 by ``fn`` stops the run and is re-raised in the driver (a ``CorpusbenchError`` as itself); on Ray, a
 worker process that dies is replaced and its shard retried (``max_retries``); a shard's result
@@ -24,7 +25,7 @@ import queue
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from multiprocessing import get_all_start_methods, get_context
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from corpusbench.errors import BackendError, ConfigError, CorpusbenchError
 
@@ -32,6 +33,27 @@ log = logging.getLogger(__name__)
 S = TypeVar("S")
 R = TypeVar("R")
 EXECUTORS = ("local", "ray")
+
+
+class Folder(Protocol):
+    """One worker process's running result of a run."""
+
+    def fold(self, shard: Any) -> Any:
+        """Add ``shard`` to the running result; answer a small receipt for the driver."""
+
+    def finish(self) -> Any:
+        """After this process's last shard: everything it folded."""
+
+
+@runtime_checkable
+class Foldable(Protocol):
+    """A shard function whose local worker processes fold their shards into one result each
+    (``fn(shard)`` stays the per-shard path, used by Ray)."""
+
+    def __call__(self, shard: Any) -> Any: ...
+
+    def folder(self) -> Folder:
+        """A new, empty running result (one per worker process and run)."""
 
 
 class Executor(abc.ABC):
@@ -106,10 +128,12 @@ class LocalExecutor(Executor):
 
     def map(self, fn: Callable[[S], R], shards: Iterable[S]) -> Iterator[R]:
         if self.workers == 1:
-            fold = getattr(fn, "fold", None)
-            yield from map(fold or fn, shards)
-            if fold:
-                yield fn.finish()  # type: ignore[attr-defined]
+            if isinstance(fn, Foldable):
+                folder = fn.folder()
+                yield from map(folder.fold, shards)
+                yield folder.finish()
+            else:
+                yield from map(fn, shards)
             return
         if self._procs and self._fn is not fn:
             self.close()
@@ -134,7 +158,7 @@ class LocalExecutor(Executor):
                     raise payload
                 in_flight -= 1
                 yield payload
-            if hasattr(fn, "fold"):  # each worker takes one stop signal and answers what it folded
+            if isinstance(fn, Foldable):  # each worker takes one stop signal and answers what it folded
                 for _ in procs:
                     tasks.put(None)
                 for _ in procs:
@@ -171,12 +195,13 @@ def _get(results: Any, procs: list[Any], finishing: bool = False) -> tuple[str, 
 
 
 def _worker_loop(fn: Callable[[Any], Any], tasks: Any, results: Any) -> None:
-    fold = getattr(fn, "fold", None)
     try:
+        folder = fn.folder() if isinstance(fn, Foldable) else None  # this process's running result
+        step = folder.fold if folder is not None else fn
         while (shard := tasks.get()) is not None:
-            results.put(("ok", fold(shard) if fold else fn(shard)))
-        if fold:
-            results.put(("ok", fn.finish()))  # type: ignore[attr-defined]
+            results.put(("ok", step(shard)))
+        if folder is not None:
+            results.put(("ok", folder.finish()))
     except BaseException as e:  # report every failure to the parent, which re-raises it
         try:
             pickle.dumps(e)

@@ -2,7 +2,8 @@
 
 The corpus is cut into shards (``corpus.shards``: groups of files, byte ranges of large files, or
 inline chunks of a stream) and an executor (``corpus.executors``: in-process, spawned processes, or
-Ray tasks) counts each shard into a ``PartialStats`` with a tagger loaded once per worker process.
+Ray tasks) counts each shard into a ``PartialStats`` with a tagger loaded once per worker process
+(a local worker process folds all its shards into one, its ``ShardFolder``, and sends it once).
 The driver merges the partials in shard-id order, each exactly once, and fingerprints the document
 stream itself; partial counts merge associatively and context choice is order-independent, so every
 executor and worker count writes byte-identical files. Memory grows with the vocabulary, not the
@@ -16,9 +17,8 @@ import logging
 import os
 import threading
 import time
-import uuid
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -102,9 +102,6 @@ class FoldedStats:
     part: PartialStats
 
 
-_folded: dict[str, PartialStats] = {}  # run id -> this process's running counts of that run
-
-
 @functools.lru_cache(maxsize=4)
 def _tagger(name: str, lang: str, spacy_model: str | None, fast: bool) -> Tagger:
     """One tagger per (settings, process): loaded by the first shard a worker counts."""
@@ -113,12 +110,12 @@ def _tagger(name: str, lang: str, spacy_model: str | None, fast: bool) -> Tagger
 
 @dataclass(frozen=True, slots=True)
 class ShardCounter:
-    """Counts one shard (picklable: the executor ships it to its workers)."""
+    """Counts one shard (picklable: the executor ships it to its workers). ``Foldable``: a local
+    worker process counts its shards into its own ``folder()`` instead."""
 
     spec: CorpusSpec
     tagger: str
     params: StatsParams
-    run: str = field(default_factory=lambda: uuid.uuid4().hex)  # keys this run's folded counts
 
     def warm(self) -> None:
         """Load the tagger in this process (forked workers inherit it) and fail early if it cannot."""
@@ -141,22 +138,28 @@ class ShardCounter:
         docs, describe = self._count(shard, part)
         return ShardResult(id=shard.id, nbytes=shard.nbytes, part=part, tagger=describe, documents=docs)
 
+    def folder(self) -> ShardFolder:
+        """A new, empty running count for one worker process (the executor makes one per process
+        and run, before its first shard)."""
+        return ShardFolder(self, PartialStats(max_contexts=self.params.max_contexts))
+
+
+@dataclass(slots=True)
+class ShardFolder:
+    """One worker process's running counts of a run: ``fold`` counts a shard into them and returns
+    a receipt, ``finish`` (after the process's last shard) returns them, so nobody builds, pickles
+    and merges one partial per shard (counts and context choice do not depend on how sentences are
+    grouped)."""
+
+    counter: ShardCounter
+    part: PartialStats
+
     def fold(self, shard: Shard) -> ShardResult:
-        """Count the shard into this process's running counts of the run and return a receipt: a
-        local worker sends its counts once, after its last shard (``finish``), so nobody builds,
-        pickles and merges one partial per shard (counts and context choice do not depend on how
-        sentences are grouped)."""
-        part = _folded.get(self.run)
-        if part is None:
-            _folded.clear()  # what an interrupted earlier run left (a forked worker inherits it)
-            part = _folded[self.run] = PartialStats(max_contexts=self.params.max_contexts)
-        docs, describe = self._count(shard, part)
+        docs, describe = self.counter._count(shard, self.part)
         return ShardResult(id=shard.id, nbytes=shard.nbytes, part=None, tagger=describe, documents=docs)
 
     def finish(self) -> FoldedStats:
-        """After this process's last shard of the run: everything it folded."""
-        part = _folded.pop(self.run, None)
-        return FoldedStats(part or PartialStats(max_contexts=self.params.max_contexts))
+        return FoldedStats(self.part)
 
 
 class _Planned:

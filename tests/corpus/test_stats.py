@@ -81,7 +81,7 @@ def test_workers_fold_their_shards_and_the_driver_merges_receipts(tmp_path, two_
     """Local workers count their shards into one running result each and send receipts, then that
     result once: the merge equals the per-shard merge, and files and progress are those of one
     worker."""
-    from corpusbench.corpus import stats as stats_mod
+    from corpusbench.corpus.executors import Foldable
     from corpusbench.corpus.shards import plan_shards
     from corpusbench.corpus.stats import FoldedStats, ShardCounter, merge_in_order
 
@@ -89,13 +89,14 @@ def test_workers_fold_their_shards_and_the_driver_merges_receipts(tmp_path, two_
     shards = list(plan_shards(spec, 40_000))
     assert len(shards) >= 4
     count = ShardCounter(spec, "nltk", StatsParams())
+    assert isinstance(count, Foldable)
     results = [count(s) for s in shards]
     plain, _ = merge_in_order(results, lambda: len(results), 2, None)
     receipts, folded = [], []
     for worker in (shards[::2], shards[1::2], []):  # as two workers, and one that got no shard
-        receipts += [count.fold(s) for s in worker]
-        folded.append(count.finish())
-        assert not stats_mod._folded
+        folder = count.folder()
+        receipts += [folder.fold(s) for s in worker]
+        folded.append(folder.finish())
     assert all(r.part is None for r in receipts) and all(isinstance(f, FoldedStats) for f in folded)
     seen = []
     merged, _ = merge_in_order(receipts + folded, lambda: len(shards), 2, lambda d, b: seen.append((d, b)))
@@ -108,11 +109,11 @@ def test_workers_fold_their_shards_and_the_driver_merges_receipts(tmp_path, two_
     assert seen[-1] == (plain.documents, sum(s.nbytes for s in shards))
     with pytest.raises(RuntimeError, match="counted twice"):
         merge_in_order([*receipts, receipts[0]], lambda: len(shards), 2, None)
-    # a run that stopped half-way leaves its counts behind; the next run does not take them in
-    count.fold(shards[0])
-    fresh = ShardCounter(spec, "nltk", StatsParams())
+    # each folder starts empty: what a run that stopped half-way folded is not taken in by the next
+    count.folder().fold(shards[0])
+    fresh = count.folder()
     fresh.fold(shards[1])
-    assert fresh.finish().part.documents == results[1].documents and not stats_mod._folded
+    assert fresh.finish().part.documents == results[1].documents
 
     # end to end: many small shards on 1 (in-process) and 2 (forked or spawned) workers
     one = compute_stats(spec, tmp_path / "w1", StatsParams(workers=1, shard_bytes=40_000))
