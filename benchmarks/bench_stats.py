@@ -12,8 +12,9 @@ interleaved, cut into ``--files`` files), then times each configuration in a fre
   Agreement: per-form token counts of the two real outputs, and per-line tags and (form, collapsed
   POS) counts where the two tokenisations agree.
 - ``taggers``: spaCy (English, ``--spacy-words``) and HanTa (the German Bible, ``--hanta-words``),
-  each as plain library calls (``fast=False``: what ``stats`` did before) and with corpusbench's
-  exact fast path at 1 and 2 workers; the counts must be byte-identical.
+  or those named by ``--taggers``, each as plain library calls (``fast=False``: what ``stats`` did
+  before) and with corpusbench's exact fast path at 1 and 2 workers; the counts must be
+  byte-identical.
 - ``scale``: the NLTK path on the corpus repeated ``--scale`` times, at 1 and 2 workers
   (``--scale-workers``): time, words/s and peak RSS at each size.
 - ``spacy-tagging`` (not run by default): spaCy tagging alone, plain vs fast path alternated in one
@@ -353,6 +354,8 @@ def tagger_runs(args: argparse.Namespace, work: Path) -> list[dict[str, Any]]:
         ),
     }
     for tagger, (corpus, build) in corpora.items():
+        if tagger not in args.taggers.split(","):
+            continue
         words = build(corpus)
         base = None
         digests = {}
@@ -422,6 +425,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--scale", default="1,10,100", help="corpus repetitions for the scaling runs ('' = none)")
     ap.add_argument("--scale-workers", default="1,2")
     ap.add_argument("--reference-workers", default="1,2", help="worker counts of the reference method")
+    ap.add_argument("--taggers", default="spacy,hanta", help="taggers section: which taggers")
     ap.add_argument("--spacy-words", type=int, default=100_000)
     ap.add_argument("--hanta-words", type=int, default=100_000)
     ap.add_argument("--spacy-tagging-words", type=int, default=125_000, help="spacy-tagging section")

@@ -398,9 +398,10 @@ class HantaTagger:
     """German: punkt sentences, NLTK tokens, HanoverTagger STTS tags and lemmas.
 
     ``fast`` (default): the same tokens, tags and lemmas, much faster. Sentences and tokens come from
-    ``corpus.tokenize`` (NLTK's rules on ``re``), HanTa's per-word steps are memoised and its
-    sentence Viterbi visits only the word's tags (``corpus.hanta``), and whole sentences are
-    memoised (tagging is a function of the token list). ``tests/corpus/test_taggers.py`` compares
+    ``corpus.tokenize`` (NLTK's rules on ``re``), HanTa's per-word steps are memoised, its
+    morpheme searches score each segment once per row and memoise by word ending, and its sentence
+    Viterbi visits only the word's tags (``corpus.hanta``), and whole sentences are memoised
+    (tagging is a function of the token list). ``tests/corpus/test_taggers.py`` compares
     both paths.
     """
 

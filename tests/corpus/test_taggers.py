@@ -26,6 +26,33 @@ def test_cached_hanta_gives_hantas_tags_and_lemmas(german_lines):
     assert [fast.tag_texts([t])[0] for t in german_lines[:40]] == want[:40]
 
 
+def test_fast_morpheme_searches_give_hantas_scores_and_morphemes(german_lines):
+    """``FastHanta.forward``/``morphemes`` against HanTa's ``analyze_forward``/``analyze_viterbi``
+    on every word type of the fixture and some odd ones (short, unknown, empty): the same list,
+    floats compared exactly; the second pass is served from the per-ending caches."""
+    from HanTa import HanoverTagger as ht
+
+    from corpusbench.corpus.hanta import UNKNOWN, FastHanta
+    from corpusbench.corpus.tokenize import tokenize
+
+    plain, fast = ht.HanoverTagger("morphmodel_ger.pgz"), FastHanta(ht.HanoverTagger("morphmodel_ger.pgz"))
+    words = sorted({w.lower() for ln in german_lines for w in tokenize(ln, "de")})
+    words += ["", "a", "zq", "xyz", "qqqqzzzz", "donaudampfschifffahrtsgesellschaft", "über-all", "1.000"]
+    assert len(words) > 1500
+    n_morphemes = 0
+    for _ in range(2):
+        for w in words:
+            want = plain.analyze_forward(w)
+            got = fast.forward(w)
+            assert got == want and [type(p) for _, p in got] == [type(p) for _, p in want], w
+            for tag, _ in want[:3]:
+                if tag != UNKNOWN:
+                    assert fast.morphemes(w, -tag) == plain.analyze_viterbi(w, -tag), (w, tag)
+                    n_morphemes += 1
+            assert fast.morphemes(w, -999) == plain.analyze_viterbi(w, -999)  # an unreachable tag
+    assert n_morphemes > 3000
+
+
 def test_spacy_fast_path_gives_the_plain_pipelines_output(default_corpus):
     from corpusbench.corpus.taggers import SpacyTagger
 
