@@ -201,7 +201,9 @@ def _chain_scores(
         c, cands = ctx[i], sufs[i]
         n = min(_lcp(cached, c), len(c) - 1)  # run >= 1 context token: its state predicts the slot
         if cache is None or n == 0 or not cache.is_croppable:
-            cache, n = DynamicCache(config=model.config), 0
+            # full-length layers even for sliding-window models (Gemma 3): the attention mask applies
+            # the window, and the cache can be cropped back to any site (a sliding layer cannot)
+            cache, n = DynamicCache(), 0
         else:
             _crop(cache, n)
         h_last = forward([c[n:]], cache)[0, -1:].expand(len(cands), -1)
@@ -238,7 +240,8 @@ def choose_causal(
     """AR determiner choice. With ``reuse``, sites whose context shares >= ``reuse_min`` tokens with
     a neighbour (in context order: consecutive sites of a dialogue) are scored along one carried
     KV cache; every other site's context is run once (batched by token budget) and shared by its
-    candidates only. Both give the full strings' numbers. ``context_step``: see :func:`stepped_cuts`."""
+    candidates only. Both give the full strings' numbers.
+    ``context_step``: see :func:`stepped_cuts`."""
     prepared, ctx, sufs, cut = _prepare_causal(scorer, sites, window, context_step)
     order = sorted(range(len(ctx)), key=lambda k: (ctx[k], k))
     chained: set[int] = set()

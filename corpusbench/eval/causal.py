@@ -71,6 +71,14 @@ def overlapping(offsets: Sequence[tuple[int, int]], span: Span | None) -> list[i
     return [i for i, (a, b) in enumerate(offsets) if a < e and b > s and b > a]
 
 
+def has_sliding_layers(model: Any) -> bool:
+    """Whether the model has sliding-window attention layers (Gemma 3, Mistral ...), as its cache says."""
+    from transformers import DynamicCache
+
+    cache = DynamicCache(config=model.config)
+    return any(getattr(layer, "is_sliding", False) for layer in getattr(cache, "layers", ()))
+
+
 class CausalScorer(SummedScores):
     """Summed log-probabilities from any ``*ForCausalLM``; batches are length-sorted by token budget."""
 
@@ -104,6 +112,7 @@ class CausalScorer(SummedScores):
         self.split = HeadSplit(model, causal_head(model))
         self.row_tokens = row_tokens
         self.window = getattr(model.config, "sliding_window", None) or None
+        self.sliding_layers = has_sliding_layers(model)
         self.tree_mask: str | None = self._tree_mask_kind() if share_prefixes else None
 
     def conventions(self) -> dict[str, Any]:
@@ -172,12 +181,20 @@ class CausalScorer(SummedScores):
         Returns (context log-prob sums, context tokens scored, per-suffix log-prob sums). The context's
         own tokens are scored (position 0 never) only with ``score_context``. Every suffix needs >= 1 id.
         """
+        if self.sliding_layers and len({len(c) for c in ctx}) > 1:
+            # right padding shifts the cache indices that sliding-window masks count: one row at a time
+            parts = [self.shared_prefix([c], [s], score_context) for c, s in zip(ctx, sufs, strict=True)]
+            return [p[0][0] for p in parts], [p[1][0] for p in parts], [p[2][0] for p in parts]
         dev, model = self.device, self.model
         ids, mask = pad_right(ctx, self.pad_id)
         ids, mask = ids.to(dev), mask.to(dev)
         last = torch.tensor([len(c) - 1 for c in ctx], device=dev)
         base = self.split.base if self.split.ok else model
-        out = base(input_ids=ids, attention_mask=mask, use_cache=True)
+        from transformers import DynamicCache
+
+        # a full-length cache, also for sliding-window layers (whose own cache would drop the states the
+        # suffixes after a long context still need to be masked correctly); the mask applies the window
+        out = base(input_ids=ids, attention_mask=mask, past_key_values=DynamicCache(), use_cache=True)
         states = out.last_hidden_state if self.split.ok else out.logits
         head = self.split.head if self.split.ok else (lambda h: h)
         csum, cn = [0.0] * len(ctx), [0] * len(ctx)

@@ -9,7 +9,7 @@ import torch
 
 from corpusbench.errors import ConfigError
 from corpusbench.eval.cac import choose_causal, choose_determiners, merge_p_the, stepped_cuts, truncate_left
-from corpusbench.eval.causal import CausalScorer, encode_plain
+from corpusbench.eval.causal import CausalScorer, encode_plain, has_sliding_layers
 from corpusbench.eval.masked import MaskedPllScorer
 from corpusbench.eval.records import DeterminerSite
 from corpusbench.eval.seq2seq import Seq2SeqScorer
@@ -208,3 +208,30 @@ def test_context_step_scores_equal_naive_and_reuse_the_cache(tiny):
     finally:
         hook.remove()
     assert stepped < 0.6 * exact  # measured 895 vs 1716 tokens
+
+
+def test_sliding_window_model_carries_the_cache_exactly(tiny):
+    """Gemma 3 has sliding-window layers, whose own cache drops states older than the window and cannot
+    be cropped back to an earlier site (transformers raises). The scorer keeps full-length caches (the
+    mask applies the window): with and without the carried cache, the full strings' numbers."""
+    import transformers as tf
+
+    tok = tiny["gpt2"].tokenizer
+    cfg = tf.Gemma3TextConfig(
+        vocab_size=len(tok), hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=2,
+        num_key_value_heads=1, head_dim=16, sliding_window=16, max_position_embeddings=512,
+        layer_types=["sliding_attention", "full_attention"], pad_token_id=0, bos_token_id=0, eos_token_id=0,
+    )  # fmt: skip
+    torch.manual_seed(0)
+    model = tf.Gemma3ForCausalLM(cfg).eval()
+    assert has_sliding_layers(model) and not has_sliding_layers(tiny["gpt2"].model)
+    sc = CausalScorer(model, tok)
+    sites = long_dialogue(12)  # contexts far longer than the 16-token sliding window
+    chained = choose_causal(sc, sites, window=512, reuse_min=1)
+    alone = choose_causal(sc, sites, window=512, reuse=False)
+    for site, c, a in zip(sites, chained, alone, strict=True):
+        full = {f: sc.sequence_logprob([site.left + f + site.right])[0] for f in site.candidates}
+        for f in site.candidates:
+            want = full[f] - full["the"]
+            assert abs((c.logprobs[f] - c.logprobs["the"]) - want) <= 1e-4
+            assert abs((a.logprobs[f] - a.logprobs["the"]) - want) <= 1e-4
