@@ -78,18 +78,70 @@ def label_probs(logprobs: dict[str, float], alternation: Alternation) -> dict[st
     return {k: math.exp(v - top) / z for k, v in merged.items()}
 
 
-def select_sites(sites: Sequence[Site], limit: int | None) -> list[Site]:
-    """Child/caretaker sites in transcript order; with ``limit``, the first ``limit`` of each dyad × role."""
-    out: list[Site] = []
-    seen: dict[tuple[str, str], int] = {}
-    for s in sorted(sites, key=lambda s: (s.file, s.position, s.token)):
-        if s.role not in ROLES:
-            continue
-        n = seen.get((s.dyad, s.role), 0)
-        if limit is None or n < limit:
-            out.append(s)
-            seen[(s.dyad, s.role)] = n + 1
-    return out
+def select_sites(
+    sites: Sequence[Site], limit: int | None, mode: str = "stratified", seed: int = 0
+) -> list[Site]:
+    """Child/caretaker sites in transcript order. With ``limit``, at most ``limit`` of each dyad × role:
+    a seeded sample spread over the session (``mode="stratified"``) or the first ones (``"first"``)."""
+    import random
+
+    if mode not in ("stratified", "first"):
+        raise ConfigError(f"--limit-mode must be stratified or first, got {mode!r}")
+    ordered = sorted((s for s in sites if s.role in ROLES), key=lambda s: (s.file, s.position, s.token))
+    if limit is None:
+        return ordered
+    groups: dict[tuple[str, str], list[Site]] = {}
+    for s in ordered:
+        groups.setdefault((s.dyad, s.role), []).append(s)
+    keep: set[str] = set()
+    for key, members in sorted(groups.items()):
+        if mode == "first" or len(members) <= limit:
+            keep.update(s.id for s in members[:limit])
+        else:
+            rng = random.Random(f"{seed}:{key[0]}:{key[1]}")
+            keep.update(s.id for s in rng.sample(members, limit))
+    return [s for s in ordered if s.id in keep]
+
+
+QUICK_CONTEXT_TOKENS = 1024  # CAC window of a --limit run (measured: docs/evaluation.md)
+QUICK_CONTEXT_STEP = 500  # ... and its step: contexts hold 513-1013 tokens, the KV cache carries over
+WINDOW_FLOOR = 64  # a smaller window leaves no room for the target utterance
+
+
+@dataclass(frozen=True, slots=True)
+class ContextWindow:
+    """How CAC contexts are cut: to ``tokens`` (the model's window at most), ``step`` tokens deeper when
+    a cut is needed (0: exactly to the window, the reference), and why."""
+
+    tokens: int
+    step: int
+    reason: str
+
+
+def context_window(spec: EvalSpec, model_window: int) -> ContextWindow:
+    """``--context-tokens`` (0 = the model's whole window, the paper's setting), else the quick-run cap
+    with ``--limit``, else the model's window; ``--context-step`` or, for the quick cap, its step."""
+    want, step = spec.context_tokens, spec.context_step
+    if want is not None and want < 0:
+        raise ConfigError(f"--context-tokens must be 0 (the model's window) or positive, got {want}")
+    quick_step = False
+    if want is None and spec.limit is not None:
+        want = QUICK_CONTEXT_TOKENS
+        quick_step = step is None
+        step = QUICK_CONTEXT_STEP if quick_step else step
+        why = "quick run (--limit); --context-tokens 0 gives the paper's whole window"
+    elif want:
+        why = "--context-tokens"
+    else:
+        return ContextWindow(model_window, step or 0, "the model's whole window (the paper's setting)")
+    if want <= WINDOW_FLOOR:
+        raise ConfigError(f"--context-tokens {want}: too small for the target utterance (> {WINDOW_FLOOR})")
+    tokens = min(want, model_window)
+    if quick_step and tokens < want:  # the model's window is below the cap: the largest step it allows
+        from corpusbench.eval.cac import WINDOW_MARGIN
+
+        step = min(step, (tokens - WINDOW_MARGIN - 1) // 2 - 1)
+    return ContextWindow(tokens, step or 0, why)
 
 
 def determiner_sites(
@@ -182,7 +234,8 @@ def summary_markdown(results: dict[str, Any]) -> str:
         f"# CAC evaluation of `{prov['model']['model_id']}` on `{prov['dataset']['dataset']}`",
         "",
         f"- sites scored: {results['n_sites']} ({results['n_truncated']} with the context cut to the "
-        f"window of {results['window']} tokens); MLE agreement with the humans: {results['accuracy']:.4f}",
+        f"window of {results['window']} tokens, step {results.get('context_step', 0)}: "
+        f"{results.get('window_reason', '')}); MLE agreement with the humans: {results['accuracy']:.4f}",
         f"- alternation: {results['alternation']}; scorer `{prov['scorer']['scorer']}`",
         "",
         "| role | dyads | sites | agreement | bias | overlap | Yang predicted | TPR | D×N pass | TPR pass |",
@@ -220,6 +273,18 @@ class CacScored:
     scoring_seconds: float
 
 
+NO_CAC_SCORER = "CAC needs a causal, masked or seq2seq HF model (n-gram baselines score sentence pairs only)"
+
+
+def scores_cac(scorer: Any) -> bool:
+    """Whether ``scorer`` can take the speaker's place at a CAC site (HF causal, masked or seq2seq)."""
+    from corpusbench.eval.causal import CausalScorer
+    from corpusbench.eval.masked import MaskedPllScorer
+    from corpusbench.eval.seq2seq import Seq2SeqScorer
+
+    return isinstance(scorer, CausalScorer | MaskedPllScorer | Seq2SeqScorer)
+
+
 def score_cac(
     spec: EvalSpec,
     all_sites: Sequence[Site],
@@ -244,23 +309,19 @@ def score_cac(
     from corpusbench.generators.cac.model import model_stats, model_tests
     from corpusbench.generators.cac.records import ADULT_TPR_BASELINE, SiteChoice
 
-    sites = select_sites(all_sites, spec.limit)
+    sites = select_sites(all_sites, spec.limit, spec.limit_mode, spec.seed)
     if not sites:
         raise InputError(f"{spec.dataset}: no child or caretaker sites to score")
     dsites = determiner_sites_from_lines(sites, lines, alternation, spec.context_utterances)
     if scorer is None:
         scorer, model_provenance = open_scorer(spec)
     model_prov = dict(model_provenance or {})
-    from corpusbench.eval.causal import CausalScorer
-    from corpusbench.eval.masked import MaskedPllScorer
-    from corpusbench.eval.seq2seq import Seq2SeqScorer
-
-    if not isinstance(scorer, CausalScorer | MaskedPllScorer | Seq2SeqScorer):
-        raise ConfigError(f"{spec.model}: CAC needs a causal, masked or seq2seq HF model")
-    window = int(model_prov.get("max_positions") or 512)
+    if not scores_cac(scorer):
+        raise ConfigError(f"{spec.model}: {NO_CAC_SCORER}")
+    cut = context_window(spec, int(model_prov.get("max_positions") or 512))
     t1 = time.perf_counter()
     advance = progress("scoring CAC sites", len(dsites)) if progress else None
-    dets = choose_determiners(scorer, dsites, window=window, progress=advance, context_step=spec.context_step)
+    dets = choose_determiners(scorer, dsites, window=cut.tokens, progress=advance, context_step=cut.step)
     t_score = time.perf_counter() - t1
     choices = [
         SiteChoice.from_probs(
@@ -285,7 +346,9 @@ def score_cac(
         "accuracy_macro_configs": float(sum(m["accuracy"] for m in per_role.values()) / len(per_role)),
         "n_sites": n,
         "n_truncated": sum(d.truncated for d in dets),
-        "window": window,
+        "window": cut.tokens,
+        "window_reason": cut.reason,
+        "context_step": cut.step,
         "alternation": alternation.describe(),
         "degenerate": any(m["degenerate"] for m in per_role.values()),
         "configs": per_role,

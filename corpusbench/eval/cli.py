@@ -114,7 +114,7 @@ def run_cmd(
     limit: int = typer.Option(
         None,
         help="At most this many pairs per config: a seeded sample stratified over group × bin (see "
-        "--limit-mode); CAC folders: first sites per dyad and role. For smoke runs.",
+        "--limit-mode); CAC: sites per dyad and role, contexts cut to 1024 tokens. For quick runs.",
     ),
     limit_mode: str = typer.Option("stratified", help="--limit sample: stratified | first (the first rows)."),
     seed: int = typer.Option(0, help="Seed of the --limit sample."),
@@ -125,9 +125,15 @@ def run_cmd(
         None, help="CAC: at most this many earlier utterances as context (default: the whole session)."
     ),
     context_step: int = typer.Option(
-        0,
+        None,
         help="CAC, causal models: when a context must be cut to the window, cut this many tokens deeper "
-        "and keep the cut for the next sites (KV cache reuse on long dialogues); 0 = exact cut per site.",
+        "and keep the cut for the next sites (KV cache reuse on long dialogues); 0 = exact cut per site "
+        "(default; 500 with the quick --limit window).",
+    ),
+    context_tokens: int = typer.Option(
+        None,
+        help="CAC: cut each context to this many tokens (0 = the model's whole window, the paper's setting). "
+        "Default: the whole window, or 1024 with --limit (a quick run, measured in docs/evaluation.md).",
     ),
     trust_remote_code: bool = typer.Option(
         False, help="Allow model code from the Hub (only for models you trust)."
@@ -168,6 +174,7 @@ def run_cmd(
         train_corpus=train_corpus,
         context_utterances=context_utterances,
         context_step=context_step,
+        context_tokens=context_tokens,
         trust_remote_code=trust_remote_code,
         share_prefixes=share_prefixes,
     )

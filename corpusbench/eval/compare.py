@@ -135,6 +135,11 @@ class Table:
         return buf.getvalue()
 
 
+def _by_bin(per_bin: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """``{"10": …, "2": …}`` (JSON keys) in bin order: 2 before 10."""
+    return sorted(per_bin.items(), key=lambda kv: int(kv[0]))
+
+
 def comparison_table(runs: Sequence[Run], n_boot: int = 2000, seed: int = 0) -> Table:
     """Rows models; columns: benchmark scores (CI), LT-Swap subtasks, categories and bins, FIT-CLAMS
     paradigms and bins, ΔP OLS R², CAC score and model-side metrics, other pair configs."""
@@ -162,7 +167,7 @@ def comparison_table(runs: Sequence[Run], n_boot: int = 2000, seed: int = 0) -> 
                 )
             for cat, v in lt["per_category"].items():
                 put(row, cat, v)
-            for bn, v in lt["per_bin"].items():
+            for bn, v in _by_bin(lt["per_bin"]):
                 put(
                     row,
                     f"LT bin {bn}",
@@ -177,9 +182,9 @@ def comparison_table(runs: Sequence[Run], n_boot: int = 2000, seed: int = 0) -> 
             put(row, "FIT-CLAMS", fc["score"], _ci(_mean_stat, cells, n_boot, s))
             for p, v in fc["per_paradigm"].items():
                 put(row, p, v["accuracy"], _ci(_mean_stat, {p: cells[p]}, n_boot, s))
-            for bn, v in fc["per_noun_bin"].items():
+            for bn, v in _by_bin(fc["per_noun_bin"]):
                 put(row, f"noun bin {bn}", v["accuracy"])
-            for bn, v in fc["per_verb_bin"].items():
+            for bn, v in _by_bin(fc["per_verb_bin"]):
                 put(row, f"verb bin {bn}", v["accuracy"])
             if (o := fc.get("delta_ols")) and o.get("full"):
                 put(row, "ΔP OLS R²", o["full"]["r2"])
@@ -244,7 +249,17 @@ def _notes(runs: Sequence[Run]) -> list[str]:
         for r in runs
     }
     notes.append("scoring mode: " + ", ".join(f"{k} {v or 'n/a'}" for k, v in modes.items()))
+    windows = {r.label: _cac_window(r) for r in runs}
+    if any(windows.values()):
+        notes.append("CAC context window: " + ", ".join(f"{k} {v}" for k, v in windows.items() if v))
     return notes
+
+
+def _cac_window(run: Run) -> str | None:
+    """How a run cut its CAC contexts (tokens, step), from its CAC configs; None without CAC."""
+    cfgs = ((run.bench.get("cac") or {}).get("configs") or {}).values()
+    cuts = sorted({f"{c['window']} tokens, step {c.get('context_step', 0)}" for c in cfgs if c.get("window")})
+    return "; ".join(cuts) or None
 
 
 def write_comparison(

@@ -46,12 +46,13 @@ class EvalSpec:
     bos: str = "prepend"
     pll: str = "within_word_l2r"
     scoring: str = "auto"  # auto: critical-region spans where the data has them; full: whole sentences
-    limit: int | None = None  # pairs per config; CAC folders: sites per dyad (the first ones)
+    limit: int | None = None  # pairs per config; CAC: sites per dyad x role (and a quick context window)
     limit_mode: str = "stratified"  # stratified: seeded sample over group x bin strata | first: first rows
     seed: int = 0  # --limit sample
     train_corpus: str | None = None  # FIT-CLAMS: corpus whose counts/bins are the model's training data
     context_utterances: int | None = None  # CAC: at most this many earlier utterances (default: all)
-    context_step: int = 0  # CAC, causal: cut contexts this many tokens deeper and keep the cut (KV reuse)
+    context_step: int | None = None  # CAC, causal: cut this many tokens deeper, keep the cut (KV reuse)
+    context_tokens: int | None = None  # CAC: token window (None: cap with --limit, else the model's)
     trust_remote_code: bool = False
     share_prefixes: bool = True  # causal: shared token prefixes run once (prefix-tree rows)
 
@@ -460,10 +461,10 @@ def run_eval(spec: EvalSpec, progress: ProgressFactory | None = None) -> EvalRep
     config with its task and roles; configs not scored are listed in ``skipped``. A CAC output folder
     (``corpusbench cac run``) goes to :func:`corpusbench.eval.cac_run.run_cac_eval`.
     """
-    from corpusbench.eval.cac_run import is_cac_folder, run_cac_eval
+    from corpusbench.eval import cac_run
 
-    if is_cac_folder(spec.dataset):
-        return run_cac_eval(spec, progress)
+    if cac_run.is_cac_folder(spec.dataset):
+        return cac_run.run_cac_eval(spec, progress)
     t0 = time.perf_counter()
     release = find_release(spec.dataset)
     skipped: dict[str, str] = {}
@@ -500,6 +501,13 @@ def run_eval(spec: EvalSpec, progress: ProgressFactory | None = None) -> EvalRep
         )
     pairs = data.pairs if data else ()
     scorer, model_provenance = open_scorer(spec)
+    if cac_entries and not cac_run.scores_cac(scorer):  # e.g. an n-gram baseline: listed, not an error
+        skipped |= {e.name: cac_run.NO_CAC_SCORER for e in cac_entries}
+        cac_entries = []
+        if data is None:
+            raise InputError(
+                f"{spec.dataset}: no config {spec.model} can score; skipped: " + "; ".join(skipped)
+            )
     n_units = len({(t, s) for p in pairs for t, s in ((p.good, p.good_span), (p.bad, p.bad_span))})
     t1 = time.perf_counter()
     scores = score_pairs(scorer, pairs, scoring=spec.scoring, progress=progress)

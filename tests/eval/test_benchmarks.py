@@ -138,3 +138,67 @@ def test_fisher_mean_and_tie_rule():
     assert fisher_mean([0.2, 0.6]) == pytest.approx(math.tanh((math.atanh(0.2) + math.atanh(0.6)) / 2))
     assert fisher_mean([None]) is None
     assert "not a win" in TIE_RULE
+
+
+def test_fitclams_train_corpus_picks_that_corpus_bins_and_counts():
+    """A two-corpus FIT-CLAMS config (as `fitclams --corpus a=… --corpus b=…` writes it): per-bin accuracy
+    and the OLS use the named training corpus's columns; an unknown corpus is an error naming the config."""
+    from corpusbench.errors import ConfigError
+    from corpusbench.eval.benchmarks import fitclams_benchmark
+    from corpusbench.eval.records import MinimalPair
+
+    roles = {"good": "sentence_good", "bad": "sentence_bad", "paradigm": "paradigm", "bin": "noun_bin__a"}
+    for c in ("a", "b"):
+        roles |= {f"noun_bin:{c}": f"noun_bin__{c}", f"verb_bin:{c}": f"verb_bin__{c}"}
+    entry = ConfigEntry(name="fc-simple_agrmt", task="minimal_pairs", roles=roles)
+    rows = []
+    for i in range(8):  # corpus a puts pairs 0-3 in noun bin 0, 4-7 in bin 1; corpus b the other way round
+        meta = {"paradigm": "simple_agrmt", "noun_bin:a": i // 4, "noun_bin:b": 1 - i // 4}
+        meta |= {"verb_bin:a": 0, "verb_bin:b": 2}
+        for c, k in (("a", 1), ("b", 2)):
+            meta |= {f"verb_count:{c}": i + k, f"subject_good_count:{c}": (i * 3) % 5 + k}
+            meta |= {f"subject_bad_count:{c}": (i * 7) % 4 + k}
+        p = MinimalPair(id=f"p{i}", good="g", bad="b", config=entry.name, meta=tuple(meta.items()))
+        good = -1.0 if i < 3 else -3.0  # pairs 0, 1, 2 correct
+        s = PairScore(id=p.id, config=entry.name, logprob_good=good, logprob_bad=-2.0, n_tokens_good=1,
+                      n_tokens_bad=1)  # fmt: skip
+        rows.append((p, s))
+    scored = {entry.name: rows}
+    own = fitclams_benchmark([entry], scored)  # default: the config's own corpus (its `bin` column: a)
+    assert own["counts_corpus"] == {entry.name: "a"}
+    assert {k: v["accuracy"] for k, v in own["per_noun_bin"].items()} == {"0": 0.75, "1": 0.0}
+    b = fitclams_benchmark([entry], scored, train_corpus="b")
+    assert b["train_corpus"] == "b" and b["counts_corpus"] == {entry.name: "b"}
+    assert {k: v["accuracy"] for k, v in b["per_noun_bin"].items()} == {"0": 0.0, "1": 0.75}
+    assert set(b["per_verb_bin"]) == {"2"} and b["delta_ols"]["full"]["n"] == 8
+    assert b["score"] == own["score"] == 3 / 8  # the paradigm accuracy does not depend on the corpus
+    with pytest.raises(ConfigError, match=r"fc-simple_agrmt.*a, b"):
+        fitclams_benchmark([entry], scored, train_corpus="c")
+
+
+def test_compare_names_each_runs_cac_window(tmp_path):
+    from corpusbench.eval.compare import Run, _cac_window
+
+    def run(cfgs: dict) -> Run:
+        return Run(label="m", path=tmp_path, results={"benchmarks": {"cac": {"configs": cfgs}}})
+
+    assert _cac_window(run({"cac-the-a": {"window": 1024, "context_step": 500}})) == "1024 tokens, step 500"
+    assert _cac_window(run({"x": {"window": 8192, "context_step": 0}, "y": {"window": 8192}})) == (
+        "8192 tokens, step 0"
+    )
+    assert _cac_window(Run(label="n", path=tmp_path, results={"benchmarks": {}})) is None
+
+
+def test_compare_columns_in_bin_order():
+    from corpusbench.eval.compare import Run, comparison_table
+
+    lt = {"score": 0.5, "per_subtask": {}, "per_category": {}, "category_cells": {}, "accuracy_drop": None}
+    lt |= {"spearman_bin": {"rho": None}, "spearman_bin_subtask": {}}
+    lt["per_bin"] = {"0": 0.5, "1": 0.5, "10": 0.5, "2": 0.5}  # as JSON sorts the keys
+    table = comparison_table([Run(label="m", path=None, results={"benchmarks": {"ltswap": lt}})], n_boot=0)
+    assert [c for c in table.columns if c.startswith("LT bin")] == [
+        "LT bin 0",
+        "LT bin 1",
+        "LT bin 2",
+        "LT bin 10",
+    ]

@@ -9,9 +9,17 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from corpusbench.errors import InputError
+from corpusbench.errors import ConfigError, InputError
 from corpusbench.eval.cac import merge_p_the
-from corpusbench.eval.cac_run import is_cac_folder, label_probs, select_sites
+from corpusbench.eval.cac_run import (
+    QUICK_CONTEXT_STEP,
+    QUICK_CONTEXT_TOKENS,
+    ContextWindow,
+    context_window,
+    is_cac_folder,
+    label_probs,
+    select_sites,
+)
 from corpusbench.eval.causal import CausalScorer
 from corpusbench.eval.runner import EvalSpec, run_eval
 from corpusbench.generators.cac.records import Alternation, Site
@@ -49,8 +57,41 @@ def test_label_probs_and_selection_hand_cases():
     three = Alternation.parse("this,that,those")
     assert sum(label_probs({"this": -1.0, "that": -2.0, "those": -3.0}, three).values()) == pytest.approx(1)
     sites = [_site(i, "d1" if i < 5 else "d2", "other" if i == 1 else "child") for i in range(8)]
-    assert [s.id for s in select_sites(sites, 2)] == ["f:0:0", "f:2:0", "f:5:0", "f:6:0"]
+    assert [s.id for s in select_sites(sites, 2, "first")] == ["f:0:0", "f:2:0", "f:5:0", "f:6:0"]
     assert len(select_sites(sites, None)) == 7
+    # the default --limit sample: seeded, 2 per dyad × role, spread over the group, in transcript order
+    drawn = [select_sites(sites, 2, "stratified", seed) for seed in range(6)]
+    for got in drawn:
+        ids = [s.id for s in got]
+        assert ids == sorted(ids, key=lambda i: int(i.split(":")[1]))
+        assert sum(s.dyad == "d1" for s in got) == 2 and sum(s.dyad == "d2" for s in got) == 2
+        assert "f:1:0" not in ids  # role "other" is never scored
+    assert drawn[0] == select_sites(sites, 2, "stratified", 0)
+    assert len({tuple(s.id for s in g) for g in drawn}) > 1  # the seed changes the sample
+    assert select_sites(sites, 9, "stratified", 0) == select_sites(sites, None)
+    with pytest.raises(ConfigError, match="limit-mode"):
+        select_sites(sites, 2, "random")
+
+
+def test_context_window_quick_cap_and_paper_window(tmp_path):
+    def spec(**kw):
+        return EvalSpec(dataset="d", model="m", out=tmp_path, **kw)
+
+    full = context_window(spec(), 8192)  # a full run: the model's whole window, exact cuts (the paper)
+    assert (full.tokens, full.step) == (8192, 0)
+    quick = context_window(spec(limit=20), 8192)  # a quick run is capped, with KV reuse, and says so
+    assert (quick.tokens, quick.step) == (
+        QUICK_CONTEXT_TOKENS,
+        QUICK_CONTEXT_STEP,
+    ) and "--limit" in quick.reason
+    assert context_window(spec(limit=20, context_step=0), 8192).step == 0
+    small = context_window(spec(limit=20), 256)  # never beyond the model's window; a step that fits it
+    assert small.tokens == 256 and 0 < small.step < (256 - 11) // 2
+    assert context_window(spec(limit=20, context_tokens=0), 8192) == full
+    assert context_window(spec(context_tokens=2048), 8192) == ContextWindow(2048, 0, "--context-tokens")
+    for bad in (-1, 10):
+        with pytest.raises(ConfigError, match="--context-tokens"):
+            context_window(spec(context_tokens=bad), 8192)
 
 
 @pytest.mark.slow

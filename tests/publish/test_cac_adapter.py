@@ -149,3 +149,20 @@ def test_hub_copy_at_its_tag_gives_the_same_rows(doc_release: Path, hub_env: dic
     assert got.drop(columns="context_new").equals(table.drop(columns="context_new"))
     assert [list(x) for x in got["context_new"]] == [list(x) for x in table["context_new"]]
     assert table_sites(got) == table_sites(table)
+
+
+@pytest.mark.slow
+def test_ngram_baseline_lists_cac_as_skipped(doc_release: Path, tmp_path: Path) -> None:
+    """An n-gram baseline cannot take the speaker's place at a CAC site: the release's CAC config is
+    listed under `skipped` with the reason, and the pairs it can score are scored (exit 0)."""
+    text = tmp_path / "train.txt"
+    text.write_text("the dog runs .\nthe dogs run .\na cat sleeps .\n" * 50, encoding="utf-8")
+    assert (
+        run_cli("baseline", "train", str(text), "--out", str(tmp_path / "lm"), "--order", "2").returncode == 0
+    )
+    out = tmp_path / "eval"
+    res = run_cli("eval", "run", str(doc_release), "--model", f"ngram:{tmp_path / 'lm'}", "--out", str(out))
+    assert res.returncode == 0, res.stderr
+    results = json.loads((out / "results.json").read_text())
+    assert "n-gram" in results["skipped"]["cac-the-a"] and "cac" not in results["benchmarks"]
+    assert results["n_pairs"] > 0 and results["configs"]
