@@ -178,7 +178,7 @@ def ltswap(
 
 
 def _print(result) -> None:  # type: ignore[no-untyped-def]
-    from corpusbench.generators.ltswap.funnel import STAGES, empty_reason
+    from corpusbench.generators.ltswap.funnel import STAGES, empty_reason, stage_label
     from corpusbench.generators.ltswap.records import SUBTASKS
 
     # One row per stage, one column per subtask: a funnel reads top to bottom and fits 80 columns.
@@ -187,7 +187,8 @@ def _print(result) -> None:  # type: ignore[no-untyped-def]
         col.justify = "right"
     totals = {sub: result.funnel.totals(sub) for sub in SUBTASKS}
     for s in STAGES:
-        table.add_row(s, *(f"{totals[sub][s]:,}" for sub in SUBTASKS))
+        label = stage_label(s, result.manifest.get("parameters") or {})
+        table.add_row(label, *(f"{totals[sub][s]:,}" for sub in SUBTASKS))
     console.print(table)
     for sub in SUBTASKS:
         if not result.quadruplets[sub]:

@@ -15,6 +15,14 @@ from corpusbench.corpus.bins import LTSWAP_N_BINS, ltswap_bin_label
 from corpusbench.generators.ltswap.records import SUBTASKS
 
 STAGES = ("candidates", "confirmed", "generated", "parsed", "checked", "paired", "kept")
+NOT_ASKED = "confirmed (not asked)"  # the stage's name when same-lemma confirmation is off
+
+
+def stage_label(stage: str, parameters: dict[str, Any]) -> str:
+    """How a stage is shown: with ``confirm_inflections`` off every candidate passes "confirmed" unasked."""
+    if stage == "confirmed" and parameters.get("confirm_inflections") is False:
+        return NOT_ASKED
+    return stage
 
 
 class Funnel:

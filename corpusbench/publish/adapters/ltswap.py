@@ -145,7 +145,10 @@ def _run(ctx: GeneratorContext, own: AdapterParams, params: Any, run_dir: Path) 
 
 def _funnel(meta: dict[str, Any], sub: str) -> dict[str, int]:
     rows = [r for r in meta["funnel"] if r["subtask"] == sub]
-    out = {s: sum(r[s] for r in rows) for s in STAGE_ORDER}
+    from corpusbench.generators.ltswap.funnel import stage_label
+
+    params = meta.get("parameters") or {}
+    out = {stage_label(s, params): sum(r[s] for r in rows) for s in STAGE_ORDER}
     drops: Counter[str] = Counter()
     for d in meta["drop_reasons"]:
         if d["subtask"] == sub:

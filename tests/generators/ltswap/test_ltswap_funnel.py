@@ -17,3 +17,12 @@ def test_empty_reason_without_candidates():
     assert empty_reason(Funnel().totals("agrswap"), {}) == (
         "no candidates (the corpus has no usable word for it); drops: none"
     )
+
+
+def test_confirmed_stage_says_when_it_was_not_asked():
+    from corpusbench.generators.ltswap.funnel import NOT_ASKED, stage_label
+
+    assert stage_label("confirmed", {"confirm_inflections": False}) == NOT_ASKED
+    assert stage_label("confirmed", {"confirm_inflections": True}) == "confirmed"
+    assert stage_label("confirmed", {}) == "confirmed"  # older manifests: the default was on
+    assert stage_label("generated", {"confirm_inflections": False}) == "generated"
