@@ -20,7 +20,8 @@ $(JUDGE_MODEL_DIR)/config.json: $(STAMP) corpusbench/assets/judge_model.py corpu
 # The demo: LT-Swap from the embedded corpus with the judge model as writer and judge, filter ON (the
 # default rule). releases/corpusbench-default.yaml has the same parameters and reuses this run
 # (`reuse_run`), so the release build sends no LLM call. A rerun is cheap (answers cached in the folder).
-# Measured cold: 21 min on 2 cores (goal ~10; the LLM processes ~50 tokens/s there). Per-subtask caps sized by the
+# Measured cold: 14.6 min on 2 idle cores, 21 min beside a niced job (goal ~10; the LLM processes ~47 tokens/s
+# there, docs/ltswap.md). Per-subtask caps sized by the
 # measured yields (InflectionSwap needs both forms' sentences to pass, so it gets the most pairs), one
 # agreement sample, and no same-lemma confirmation (the lexicon pairs come from lemminflect; the judge model
 # answered "yes" to 129 of 129 such questions, so the stage filtered nothing; see docs/ltswap.md).
