@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -318,7 +318,11 @@ def score_cac(
     model_prov = dict(model_provenance or {})
     if not scores_cac(scorer):
         raise ConfigError(f"{spec.model}: {NO_CAC_SCORER}")
+    from corpusbench.eval.causal import CausalScorer
+
     cut = context_window(spec, int(model_prov.get("max_positions") or 512))
+    if not isinstance(scorer, CausalScorer):  # masked / seq2seq cut each context exactly (no cache to carry)
+        cut = replace(cut, step=0)
     t1 = time.perf_counter()
     advance = progress("scoring CAC sites", len(dsites)) if progress else None
     dets = choose_determiners(scorer, dsites, window=cut.tokens, progress=advance, context_step=cut.step)

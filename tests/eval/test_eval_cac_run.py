@@ -141,6 +141,7 @@ def test_cac_eval_tiny_roberta_truncates_and_cli(eve_cac, tiny_dir, tmp_path):
     assert r.exit_code == 0, r.output
     res = json.loads((out / "results.json").read_text())
     assert res["window"] == 256 and res["n_truncated"] > 0  # whole-session contexts cut to the window
+    assert res["context_step"] == 0  # a masked model cuts every context exactly (no KV cache to carry)
     df = pd.read_parquet(out / "scores.parquet")
     assert (df.n_context_tokens <= 256).all() and df.truncated.any()
     assert {"logprob_a", "logprob_an", "logprob_the"} <= set(df.columns)
