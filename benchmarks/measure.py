@@ -16,6 +16,10 @@ from corpusbench.io import write_json
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
+# Memory sampling interval. Reading a process tree's PSS (/proc/PID/smaps) every 50 ms cost the parent
+# ~0.2 of a core, taken from the workers when they use every core (2 workers on 2 cores); every 0.5 s
+# it is ~0.02 (memory grows with the vocabulary, slowly, so the peak is still caught).
+SAMPLE_S = 0.5
 
 
 def save_result(path: Path, result: dict[str, Any]) -> None:
@@ -26,7 +30,7 @@ def save_result(path: Path, result: dict[str, Any]) -> None:
 
 def run_child(cmd: list[str], cwd: Path, what: str) -> dict[str, Any]:
     """The JSON object the child prints on its last stdout line, plus ``peak_rss_mib`` of the process tree
-    (sampled every 50 ms; ``peak_pss_mib`` counts pages shared by forked workers once), ``cpu_s`` of
+    (sampled every ``SAMPLE_S``; ``peak_pss_mib`` counts pages shared by forked workers once), ``cpu_s`` of
     the tree (start-up included) and ``wall_s``."""
     import psutil
 
@@ -48,7 +52,7 @@ def run_child(cmd: list[str], cwd: Path, what: str) -> dict[str, Any]:
                     with contextlib.suppress(psutil.Error, AttributeError):
                         pss += q.memory_full_info().pss  # shared pages counted once (forked workers)
                 peak, peak_pss = max(peak, rss), max(peak_pss, pss)
-                time.sleep(0.05)
+                time.sleep(SAMPLE_S)
         except psutil.Error:
             return
 

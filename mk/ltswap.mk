@@ -20,12 +20,13 @@ $(JUDGE_MODEL_DIR)/config.json: $(STAMP) corpusbench/assets/judge_model.py corpu
 # The demo: LT-Swap from the embedded corpus with the judge model as writer and judge, filter ON (the
 # default rule). releases/corpusbench-default.yaml has the same parameters and reuses this run
 # (`reuse_run`), so the release build sends no LLM call. A rerun is cheap (answers cached in the folder).
-# Measured cold: 14.6 min on 2 idle cores, 21 min beside a niced job (goal ~10; the LLM processes ~47 tokens/s
-# there, docs/ltswap.md). Per-subtask caps sized by the
-# measured yields (InflectionSwap needs both forms' sentences to pass, so it gets the most pairs), one
-# agreement sample, and no same-lemma confirmation (the lexicon pairs come from lemminflect; the judge model
-# answered "yes" to 129 of 129 such questions, so the stage filtered nothing; see docs/ltswap.md).
-LTSWAP_DEMO_ARGS ?= --max-per-bin wordswap=3,inflswap=5,agrswap=1 --rules SVSHORT,SVLONG,DET \
+# Measured cold: ~12.2 min on 2 idle cores (591 LLM calls; 14.6 min before the v3 writer prompt; the LLM
+# processes ~35 prompt and ~10 generated tokens/s there, docs/ltswap.md). Per-subtask caps sized by the
+# measured yields: WordSwap pairs words within (bin, tag), so 3 words per group and 2 matching rounds
+# (--pairs-per-word 2); InflectionSwap needs both forms' sentences to pass; one agreement sample; no
+# same-lemma confirmation (the lexicon pairs come from lemminflect; the judge model answered "yes" to 129
+# of 129 such questions, so the stage filtered nothing; see docs/ltswap.md).
+LTSWAP_DEMO_ARGS ?= --max-per-bin wordswap=3,inflswap=4,agrswap=1 --pairs-per-word 2 --rules SVSHORT,SVLONG,DET \
 	--agreement-samples 1 --no-confirm-inflections
 
 DEMO_TARGETS += vllm-venv judge-model

@@ -102,6 +102,11 @@ def ltswap(
     pairs_per_word: int = typer.Option(1, "--pairs-per-word", help="WordSwap quadruplets per word at most."),
     agreement_samples: int = typer.Option(2, "--agreement-samples", help="Samples per (noun pair, rule)."),
     max_tokens: int = typer.Option(96, "--max-tokens", help="Generation budget per sentence."),
+    writer_prompt: str = typer.Option(
+        "v3",
+        "--writer-prompt",
+        help="Sentence prompt: v3 (fixed system turn + the word, prefix-cached), v2 (one turn).",
+    ),
     pos_check: bool = typer.Option(
         True,
         "--pos-check/--no-pos-check",
@@ -134,6 +139,7 @@ def ltswap(
         pairs_per_word=pairs_per_word,
         agreement_samples=agreement_samples,
         max_tokens=max_tokens,
+        writer_prompt=writer_prompt,
         check_pos=pos_check,
         confirm_inflections=confirm,
         llm_filter=llm_filter,

@@ -62,16 +62,15 @@ class Outcome:
 
 
 # ---- requests ---------------------------------------------------------------------------------
-def word_request(form: str, tag: str, max_tokens: int, lang: str = "en") -> GenRequest:
-    desc = prompting.POS_DESCRIPTIONS[tag]
-    prompt = (
-        prompting.render(prompting.WORD, word=form, pos_desc=desc)
-        if lang == "en"
-        else prompting.render(
-            prompting.WORD_LANG, word=form, pos_desc=desc, language=prompting.LANGUAGE_NAMES[lang]
-        )
+def word_request(
+    form: str, tag: str, max_tokens: int, lang: str = "en", writer: str = prompting.DEFAULT_WRITER
+) -> GenRequest:
+    system, prompt = prompting.writer_turns(
+        writer, word=form, pos_desc=prompting.POS_DESCRIPTIONS[tag], lang=lang
     )
-    return GenRequest(id=f"word:{form}/{tag}", prompt=prompt, params=SamplingParams(max_tokens=max_tokens))
+    return GenRequest(
+        id=f"word:{form}/{tag}", prompt=prompt, system=system, params=SamplingParams(max_tokens=max_tokens)
+    )
 
 
 def same_lemma_requests(pair: InflectionPair) -> list[ChoiceRequest]:

@@ -39,6 +39,7 @@ from corpusbench.generators.ltswap.morph import LANGS as MORPH_LANGS
 from corpusbench.generators.ltswap.morph import build_morph_candidates
 from corpusbench.generators.ltswap.morph import describe as describe_morph
 from corpusbench.generators.ltswap.output import manifest, write_run
+from corpusbench.generators.ltswap.prompting import DEFAULT_WRITER, WRITERS
 from corpusbench.generators.ltswap.records import (
     AGREEMENT_RULES,
     SUBTASKS,
@@ -74,6 +75,7 @@ class LtswapParams:
     agreement_samples: int = 2
     agreement_temperature: float = 0.5
     max_tokens: int = 96
+    writer_prompt: str = DEFAULT_WRITER  # prompting.WRITERS: v3 = fixed system turn + the word
     check_pos: bool = True
     confirm_inflections: bool = True  # ask the LLM whether each pair is one lemma (off: trust the lexicon)
     nonce: str = "blick"
@@ -107,6 +109,10 @@ class LtswapParams:
         if any(c is not None and (not isinstance(c, int) or c < 1) for c in caps):
             raise ConfigError(f"--max-per-bin must be at least 1 (got {self.max_per_bin})")
         FilterRule(self.filter_rule, self.filter_threshold)  # validates the rule name
+        if self.writer_prompt not in WRITERS:
+            raise ConfigError(
+                f"unknown writer prompt {self.writer_prompt!r}; choose from {', '.join(WRITERS)}"
+            )
         if self.agreement_samples < 1 or self.pairs_per_word < 1:
             raise ConfigError("--agreement-samples and --pairs-per-word must be at least 1")
 
@@ -216,7 +222,7 @@ def run_ltswap(
     for p in infl:
         pos_of |= {(p.form1, p.tag1): p.pos, (p.form2, p.tag2): p.pos}
     word_keys = sorted(pos_of)
-    reqs = [word_request(f, t, params.max_tokens, params.lang) for f, t in word_keys]
+    reqs = [word_request(f, t, params.max_tokens, params.lang, params.writer_prompt) for f, t in word_keys]
     agr_items = [(p, rule, s) for p in agr for rule in params.rules for s in range(params.agreement_samples)]
     reqs += [
         agreement_request(p, rule, s, params.agreement_temperature, params.seed, params.max_tokens + 64)

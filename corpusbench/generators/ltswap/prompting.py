@@ -6,11 +6,13 @@ Templates live in ``corpusbench/prompts/ltswap/<purpose>.v1.j2`` and are rendere
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from corpusbench import prompts
+from corpusbench.errors import ConfigError
 
-WORD = "ltswap/word_sentence.v2"  # at least 20 words, as the reference asks
+WORD = "ltswap/word_sentence.v2"  # at least 20 words, as the reference asks (one user turn)
 SAME_LEMMA = "ltswap/same_lemma.v1"
 AGREEMENT = {
     "SVSHORT": "ltswap/agreement_sv_short.v1",
@@ -28,7 +30,36 @@ JUDGE = (JUDGE_CHOOSE_NONCE, JUDGE_CHOOSE_GRAMMATICAL, JUDGE_YES_NO_SENSE, JUDGE
 # French and German (WordSwap only): the language is named in the prompt
 WORD_LANG = "ltswap/word_sentence_lang.v2"
 LANGUAGE_NAMES = {"en": "English", "fr": "French", "de": "German"}
-ALL = (WORD, SAME_LEMMA, *AGREEMENT.values(), WORD_LANG, *JUDGE)
+
+
+@dataclass(frozen=True, slots=True)
+class WriterPrompt:
+    """How the WordSwap/InflectionSwap writer is asked for a sentence: an optional system turn (fixed for
+    a run, so a vLLM server answers it from its prefix cache) and the user turn per word and language."""
+
+    system: str | None
+    user: str
+    user_lang: str  # fr/de
+
+
+WRITERS = {
+    # v2: everything in one user turn (the model's own default system prompt goes before it)
+    "v2": WriterPrompt(None, WORD, WORD_LANG),
+    # v3: the instructions in a fixed system turn, the word alone in the user turn (~3x fewer new prompt
+    # tokens per sentence on a prefix-caching server)
+    "v3": WriterPrompt(
+        "ltswap/word_sentence_system.v3", "ltswap/word_sentence.v3", "ltswap/word_sentence.v3"
+    ),
+}
+DEFAULT_WRITER = "v3"
+ALL = (
+    WORD,
+    SAME_LEMMA,
+    *AGREEMENT.values(),
+    WORD_LANG,
+    *JUDGE,
+    *sorted({t for w in WRITERS.values() for t in (w.system, w.user) if t and t not in (WORD, WORD_LANG)}),
+)
 
 POS_DESCRIPTIONS = {
     "NN": "noun",
@@ -47,6 +78,21 @@ POS_DESCRIPTIONS = {
 def render(name: str, **variables: Any) -> str:
     """Render template ``name`` (e.g. ``ltswap/word_sentence.v1``); a missing variable is a ConfigError."""
     return prompts.render(name, **variables)
+
+
+def writer_turns(writer: str, *, word: str, pos_desc: str, lang: str) -> tuple[str | None, str]:
+    """(system turn or None, user turn) asking writer prompt ``writer`` for a sentence with ``word``."""
+    if writer not in WRITERS:
+        raise ConfigError(f"unknown writer prompt {writer!r}; choose from {', '.join(WRITERS)}")
+    w = WRITERS[writer]
+    language = LANGUAGE_NAMES[lang]
+    if w.system is None:
+        if lang == "en":
+            return None, render(w.user, word=word, pos_desc=pos_desc)
+        return None, render(w.user_lang, word=word, pos_desc=pos_desc, language=language)
+    return render(w.system, language=language), render(
+        w.user if lang == "en" else w.user_lang, word=word, pos_desc=pos_desc
+    )
 
 
 def template_hash(name: str) -> str:

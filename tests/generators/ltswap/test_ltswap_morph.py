@@ -63,9 +63,13 @@ def test_params_and_prompts_for_other_languages():
         LtswapParams(lang="de", subtasks=("wordswap", "agrswap"))
     with pytest.raises(ConfigError, match="en, fr, de"):
         LtswapParams(lang="it")
-    assert "German sentence" in word_request("laterne", "NN", 48, "de").prompt
-    assert "French" in word_request("lanternes", "NNS", 48, "fr").prompt
-    assert "English" in word_request("lanterns", "NNS", 48).prompt
+    assert "German sentence" in word_request("laterne", "NN", 48, "de", "v2").prompt
+    assert "French" in word_request("lanternes", "NNS", 48, "fr", "v2").prompt
+    assert "English" in word_request("lanterns", "NNS", 48, writer="v2").prompt
+    # v3 (default): the language is named in the fixed system turn; the user turn is the word alone
+    de = word_request("laterne", "NN", 48, "de")
+    assert "German sentence" in de.system and de.prompt == 'noun "laterne"'
+    assert "French" in word_request("lanternes", "NNS", 48, "fr").system
 
 
 def test_pos_check_uses_the_language_tagger():

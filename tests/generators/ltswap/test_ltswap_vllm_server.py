@@ -122,6 +122,7 @@ def test_vllm_server_french_wordswap(tmp_path, ltswap_vllm):
     t = {st: sum(row[st] for row in manifest["funnel"] if row["subtask"] == "wordswap") for st in STAGES}
     assert t["candidates"] >= 8 and t["generated"] == t["candidates"] >= t["parsed"] >= t["checked"]
     assert manifest["llm_report"]["failures"] == 0
-    assert "ltswap/word_sentence_lang.v2" in manifest["prompts"]
+    assert "ltswap/word_sentence_system.v3" in manifest["prompts"]  # the default writer prompt (v3)
+    assert manifest["parameters"]["writer_prompt"] == "v3"
     df = pd.read_parquet(out / "wordswap.parquet")
     assert len(df) == manifest["counts"]["wordswap"]

@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 from corpusbench.cli import app
 from corpusbench.corpus.bins import ltswap_bin
 from corpusbench.errors import BackendError, ConfigError
+from corpusbench.generators.ltswap import prompting
 from corpusbench.generators.ltswap.checks import token_spans
 from corpusbench.generators.ltswap.funnel import STAGES
 from corpusbench.generators.ltswap.pipeline import LtswapParams, run_ltswap
@@ -141,7 +142,8 @@ def test_funnel_and_manifest(first_run):
         assert res.funnel.totals(sub)["kept"] == len(res.quadruplets[sub])
     m = res.manifest
     assert m["corpus"]["fingerprint"]["sha256"] and m["code"]["corpusbench"]
-    assert m["llm"]["backend"] == "scripted" and len(m["prompts"]) == 12
+    assert m["llm"]["backend"] == "scripted" and m["prompts"] == prompting.prompt_hashes()
+    assert m["parameters"]["writer_prompt"] == "v3"
     assert m["counts"] == {s: len(q) for s, q in res.quadruplets.items()}
     assert (out / "lt" / "funnel.json").exists() and (out / "lt" / "candidates.parquet").exists()
 
@@ -222,6 +224,8 @@ def test_params_validation():
         LtswapParams(subtasks=("wordswap", "blimp"))
     with pytest.raises(ConfigError, match="max-per-bin"):
         LtswapParams(max_per_bin=0)
+    with pytest.raises(ConfigError, match="writer prompt 'v9'; choose from v2, v3"):
+        LtswapParams(writer_prompt="v9")
 
 
 def test_per_subtask_caps(slice_stats):
