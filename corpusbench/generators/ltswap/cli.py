@@ -16,6 +16,7 @@ from rich.table import Table
 from corpusbench.aliases import DefaultCommandGroup
 from corpusbench.console import make_console
 from corpusbench.errors import ConfigError
+from corpusbench.generators.ltswap.prompting import DEFAULT_WRITER
 from corpusbench.llm.api import BACKEND_HELP, DEFAULT_BACKEND
 
 console = make_console()
@@ -103,7 +104,7 @@ def ltswap(
     agreement_samples: int = typer.Option(2, "--agreement-samples", help="Samples per (noun pair, rule)."),
     max_tokens: int = typer.Option(96, "--max-tokens", help="Generation budget per sentence."),
     writer_prompt: str = typer.Option(
-        "v3",
+        DEFAULT_WRITER,
         "--writer-prompt",
         help="Sentence prompt: v3 (fixed system turn + the word, prefix-cached), v2 (one turn).",
     ),

@@ -45,8 +45,8 @@ class WriterPrompt:
 WRITERS = {
     # v2: everything in one user turn (the model's own default system prompt goes before it)
     "v2": WriterPrompt(None, WORD, WORD_LANG),
-    # v3: the instructions in a fixed system turn, the word alone in the user turn (~3x fewer new prompt
-    # tokens per sentence on a prefix-caching server)
+    # v3: the instructions in a fixed system turn, the word alone in the user turn (3.8x fewer new prompt
+    # tokens per sentence on a prefix-caching server: benchmarks/bench_writer_prompts.py, docs/ltswap.md)
     "v3": WriterPrompt(
         "ltswap/word_sentence_system.v3", "ltswap/word_sentence.v3", "ltswap/word_sentence.v3"
     ),
