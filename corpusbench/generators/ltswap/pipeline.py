@@ -39,7 +39,7 @@ from corpusbench.generators.ltswap.morph import LANGS as MORPH_LANGS
 from corpusbench.generators.ltswap.morph import build_morph_candidates
 from corpusbench.generators.ltswap.morph import describe as describe_morph
 from corpusbench.generators.ltswap.output import manifest, write_run
-from corpusbench.generators.ltswap.prompting import DEFAULT_WRITER, WRITERS
+from corpusbench.generators.ltswap.prompting import DEFAULT_WRITER, writer
 from corpusbench.generators.ltswap.records import (
     AGREEMENT_RULES,
     SUBTASKS,
@@ -109,10 +109,7 @@ class LtswapParams:
         if any(c is not None and (not isinstance(c, int) or c < 1) for c in caps):
             raise ConfigError(f"--max-per-bin must be at least 1 (got {self.max_per_bin})")
         FilterRule(self.filter_rule, self.filter_threshold)  # validates the rule name
-        if self.writer_prompt not in WRITERS:
-            raise ConfigError(
-                f"unknown writer prompt {self.writer_prompt!r}; choose from {', '.join(WRITERS)}"
-            )
+        writer(self.writer_prompt)  # validates the writer prompt's name
         if self.agreement_samples < 1 or self.pairs_per_word < 1:
             raise ConfigError("--agreement-samples and --pairs-per-word must be at least 1")
 

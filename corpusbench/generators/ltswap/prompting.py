@@ -42,24 +42,17 @@ class WriterPrompt:
     user_lang: str  # fr/de
 
 
+WORD_V3_SYSTEM = "ltswap/word_sentence_system.v3"
+WORD_V3 = "ltswap/word_sentence.v3"
 WRITERS = {
     # v2: everything in one user turn (the model's own default system prompt goes before it)
     "v2": WriterPrompt(None, WORD, WORD_LANG),
     # v3: the instructions in a fixed system turn, the word alone in the user turn (3.8x fewer new prompt
     # tokens per sentence on a prefix-caching server: benchmarks/bench_writer_prompts.py, docs/ltswap.md)
-    "v3": WriterPrompt(
-        "ltswap/word_sentence_system.v3", "ltswap/word_sentence.v3", "ltswap/word_sentence.v3"
-    ),
+    "v3": WriterPrompt(WORD_V3_SYSTEM, WORD_V3, WORD_V3),
 }
 DEFAULT_WRITER = "v3"
-ALL = (
-    WORD,
-    SAME_LEMMA,
-    *AGREEMENT.values(),
-    WORD_LANG,
-    *JUDGE,
-    *sorted({t for w in WRITERS.values() for t in (w.system, w.user) if t and t not in (WORD, WORD_LANG)}),
-)
+ALL = (WORD, SAME_LEMMA, *AGREEMENT.values(), WORD_LANG, *JUDGE, WORD_V3, WORD_V3_SYSTEM)
 
 POS_DESCRIPTIONS = {
     "NN": "noun",
@@ -80,11 +73,16 @@ def render(name: str, **variables: Any) -> str:
     return prompts.render(name, **variables)
 
 
-def writer_turns(writer: str, *, word: str, pos_desc: str, lang: str) -> tuple[str | None, str]:
-    """(system turn or None, user turn) asking writer prompt ``writer`` for a sentence with ``word``."""
-    if writer not in WRITERS:
-        raise ConfigError(f"unknown writer prompt {writer!r}; choose from {', '.join(WRITERS)}")
-    w = WRITERS[writer]
+def writer(name: str) -> WriterPrompt:
+    """The writer prompt called ``name``; an unknown name is a ConfigError listing the known ones."""
+    if name not in WRITERS:
+        raise ConfigError(f"unknown writer prompt {name!r}; choose from {', '.join(WRITERS)}")
+    return WRITERS[name]
+
+
+def writer_turns(name: str, *, word: str, pos_desc: str, lang: str) -> tuple[str | None, str]:
+    """(system turn or None, user turn) asking writer prompt ``name`` for a sentence with ``word``."""
+    w = writer(name)
     language = LANGUAGE_NAMES[lang]
     if w.system is None:
         if lang == "en":
