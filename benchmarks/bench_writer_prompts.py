@@ -43,7 +43,7 @@ def demo_words(stats_dir: Path, n: int, seed: int) -> tuple[list[tuple[str, str]
     from corpusbench.corpus.store import CorpusStats
     from corpusbench.generators.ltswap.candidates import build_candidates
     from corpusbench.generators.ltswap.lexicon import EnglishLexicon
-    from corpusbench.generators.ltswap.pipeline import LtswapParams, sample_items
+    from corpusbench.generators.ltswap.pipeline import LtswapParams, sample_items, word_slots
 
     if not (stats_dir / "manifest.json").exists():  # `make demo` makes it; else count the embedded corpus
         from corpusbench.corpus.readers import CorpusSpec
@@ -56,9 +56,7 @@ def demo_words(stats_dir: Path, n: int, seed: int) -> tuple[list[tuple[str, str]
     words, infl, _ = sample_items(
         LtswapParams(max_per_bin=DEMO_CAPS, subtasks=("wordswap", "inflswap"), seed=seed), cands
     )
-    pos_of = {(w.form, w.tag): w.pos for w in words}
-    for p in infl:
-        pos_of |= {(p.form1, p.tag1): p.pos, (p.form2, p.tag2): p.pos}
+    pos_of = word_slots(words, infl)
     keys = sorted(pos_of)
     random.Random(f"{seed}:bench-writer").shuffle(keys)
     return sorted(keys[:n]), pos_of, stats
@@ -77,7 +75,7 @@ def prefix_counters(base_url: str) -> tuple[float, float]:
     return total("prefix_cache_queries"), total("prefix_cache_hits")
 
 
-def run_variant(variant: str, keys, pos_of, stats, backend, base_url: str, max_tokens: int) -> dict[str, Any]:
+def run_variant(variant: str, keys, pos_of, stats, backend, max_tokens: int) -> dict[str, Any]:
     from corpusbench.generators.ltswap.generation import (
         PosChecker,
         apply_pos_check,
@@ -88,11 +86,11 @@ def run_variant(variant: str, keys, pos_of, stats, backend, base_url: str, max_t
 
     reqs = [word_request(f, t, max_tokens, "en", variant) for f, t in keys]
     llm = CachedLLM(backend, None)
-    q0, h0 = prefix_counters(base_url)
+    q0, h0 = prefix_counters(backend.base_url)
     t0 = time.perf_counter()
     res = llm.generate(reqs)
     wall = time.perf_counter() - t0
-    q1, h1 = prefix_counters(base_url)
+    q1, h1 = prefix_counters(backend.base_url)
     raw = dict(zip(keys, res, strict=True))
     outcomes = apply_pos_check(
         {k: word_outcome(raw[k], k[0], stats.vocabulary, "en") for k in keys}, pos_of, PosChecker("en")
@@ -129,37 +127,24 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--max-tokens", type=int, default=96)
     ap.add_argument("--concurrency", type=int, default=16)
     args = ap.parse_args(argv)
-    from corpusbench.llm.api import LLMSpec, open_backend
+    from benchmarks.bench_llm_backends import open_backend
     from corpusbench.llm.hardware import default_dtype
-    from corpusbench.llm.server import ServerSpec, VLLMServer, free_port
 
     keys, pos_of, stats = demo_words(args.stats, args.words, args.seed)
     log_dir = RESULTS / "bench_writer_prompts-logs"
     log_dir.mkdir(parents=True, exist_ok=True)
-    spec = ServerSpec(model=args.model, port=free_port())
-    server = VLLMServer(spec, log_dir / "vllm-server.log")
     t0 = time.perf_counter()
-    server.start(wait=False)
-    server.wait_healthy(timeout=900)
+    backend, stop = open_backend("vllm-server", args.model, args.concurrency, 8, log_dir)
     startup = time.perf_counter() - t0
-    backend = open_backend(
-        LLMSpec(
-            backend="vllm-server",
-            model=spec.name,
-            base_url=spec.base_url,
-            concurrency=args.concurrency,
-            cache=None,
-        )
-    )
     try:
         runs = [
-            run_variant(v.strip(), keys, pos_of, stats, backend, spec.base_url, args.max_tokens)
+            run_variant(v.strip(), keys, pos_of, stats, backend, args.max_tokens)
             for v in args.variants.split(",")
             if v.strip()
         ]
     finally:
         backend.close()
-        server.stop()
+        stop()
     base = runs[0]
     for r in runs:
         r["speed_vs_first"] = round(base["wall_s"] / r["wall_s"], 2)

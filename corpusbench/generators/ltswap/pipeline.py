@@ -151,6 +151,15 @@ def sample_items(
     return words, infl, agr
 
 
+def word_slots(words: Sequence[Candidate], infl: Sequence[InflectionPair]) -> dict[tuple[str, str], str]:
+    """(form, tag) -> POS of every word that needs a sentence: WordSwap words and both forms of each
+    InflectionSwap pair (a form in both is written once)."""
+    pos_of = {(w.form, w.tag): w.pos for w in words}
+    for p in infl:
+        pos_of |= {(p.form1, p.tag1): p.pos, (p.form2, p.tag2): p.pos}
+    return pos_of
+
+
 def _bar(progress: Progress | None, stage: str) -> Bar:
     return None if progress is None else (lambda done, total: progress(stage, done, total))
 
@@ -215,9 +224,7 @@ def run_ltswap(
     infl, agr = kept["inflswap"], kept["agrswap"]
 
     # generation: one batch for all subtasks (identical prompts share one call through the cache)
-    pos_of = {(w.form, w.tag): w.pos for w in words}
-    for p in infl:
-        pos_of |= {(p.form1, p.tag1): p.pos, (p.form2, p.tag2): p.pos}
+    pos_of = word_slots(words, infl)
     word_keys = sorted(pos_of)
     reqs = [word_request(f, t, params.max_tokens, params.lang, params.writer_prompt) for f, t in word_keys]
     agr_items = [(p, rule, s) for p in agr for rule in params.rules for s in range(params.agreement_samples)]
