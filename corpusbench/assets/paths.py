@@ -35,7 +35,9 @@ def export_nltk_data() -> None:
 
 def ensure_nltk_data() -> None:
     """Put the NLTK data folder built by ``make nltk-data`` on NLTK's search path."""
-    import nltk
+    from corpusbench.imports import import_nltk
+
+    nltk = import_nltk()
 
     for root in asset_roots():
         candidate = root / "nltk_data"
@@ -45,7 +47,9 @@ def ensure_nltk_data() -> None:
 
 def require_nltk_resource(resource: str) -> None:
     """Raise a one-line ``ConfigError`` naming the setup step when an NLTK resource is missing."""
-    import nltk
+    from corpusbench.imports import import_nltk
+
+    nltk = import_nltk()
 
     ensure_nltk_data()
     try:

@@ -260,12 +260,14 @@ class FastHanta:
         t = self.t
         trans = t.LP_trans_word
         uniform = self._rank is not None
+        neg = -math.inf
         table: list[dict[Any, float]] = []
         backpointer: list[dict[Any, Any]] = []
         for i, w in enumerate(sent):
             cs = casesensitive and i > 0
             wtags = self._word_tags(w, cs)
             row: dict[Any, float] = {}
+            get = row.get
             bp: dict[Any, Any] = {}
             backpointer.append(bp)
             prevrow = {(EMPTY, START): 0.0} if i == 0 else table[i - 1]
@@ -274,17 +276,24 @@ class FastHanta:
                 if lp0 < rowbound:
                     continue
                 lp_t = trans[state]
+                s1 = state[1]
+                if uniform and wtags is not None:  # the word's tags, in HanTa's order, follow every state
+                    for c, lpwc in wtags:  # the loop below, without building the steps
+                        lp = lp0 + lp_t[c] + lpwc
+                        if lp > LOWERBOUND:
+                            new = (s1, c)
+                            if lp > get(new, neg):
+                                row[new] = lp
+                                bp[new] = state
+                    continue
                 if wtags is None:  # an unknown word: any tag, at no cost
                     steps = [(c, lp_tc, 0) for c, lp_tc in lp_t.items() if c != END]
-                elif uniform:  # the word's tags are already in HanTa's order and all follow every state
-                    steps = [(c, lp_t[c], lpwc) for c, lpwc in wtags]
                 else:  # HanTa's order over this state's following tags, restricted to the word's tags
                     wprobs = dict(wtags)
                     tags = [c for c in wprobs if c in lp_t and c != END]
                     if len(tags) > 1:
                         tags.sort(key=self._followers(state).__getitem__)
                     steps = [(c, lp_t[c], wprobs[c]) for c in tags]
-                s1 = state[1]
                 for c, lp_tc, lpwc in steps:
                     lp = lp0 + lp_tc + lpwc
                     if lp > LOWERBOUND:

@@ -13,13 +13,14 @@ tuples. Taggers are created lazily inside worker processes (``make_tagger`` is p
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib.metadata as md
-import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, Protocol
 
+from corpusbench.corpus.spacy_blas import BlasMatmul
 from corpusbench.errors import ConfigError
 
 Token = tuple[str, str, str, str, str]  # text, tag, pos, lemma, morph
@@ -204,7 +205,9 @@ class SpacyTagger:
     (``ner``; the ``parser`` when the pipeline has a ``senter`` for sentences), and documents seen
     before in this process (up to ``DOC_CACHE_CHARS`` characters; repeated utterances, headings,
     verse refrains) are answered from a cache: spaCy tags each document on its own, so a repeated
-    text gets the same analysis. ``fast=False`` tags every document (tests compare both).
+    text gets the same analysis. The attribute ruler and lemmatizer are answered per token
+    (``_TokenRules``) and the models' matrix products run on numpy's BLAS, near ties again on blis
+    (``spacy_blas``). ``fast=False`` tags every document (tests compare both).
     """
 
     name = "spacy"
@@ -214,14 +217,13 @@ class SpacyTagger:
     def __init__(
         self, lang: str = "en", pipeline: str | None = None, batch_size: int = 256, fast: bool = True
     ) -> None:
-        import spacy
-
         self.lang = lang
         self.pipeline = pipeline or SPACY_PIPELINES.get(lang) or ""
         if not self.pipeline:
             raise ConfigError(
                 f"no spaCy pipeline known for --lang {lang}; pass --spacy-model (German: use --tagger hanta)"
             )
+        spacy = _import_spacy(self.pipeline, without_torch=fast)
         exclude = ["ner"]
         if fast and "senter" in _spacy_components(self.pipeline):
             exclude.append("parser")
@@ -238,12 +240,18 @@ class SpacyTagger:
         self.fast = fast
         self._cache: dict[str, list[Sentence]] = {}
         self._tokens = _TokenRules.for_pipeline(nlp) if fast else None
+        self._blas = BlasMatmul.for_pipeline(nlp) if fast else None
 
     def _tag_docs(self, texts: Sequence[str]) -> Iterator[list[Sentence]]:
+        disable = self._tokens.disable if self._tokens is not None else []
+        if self._blas is not None:
+            docs: Iterable[Any] = self._blas.pipe(texts, self.batch_size, disable)
+        else:
+            docs = self.nlp.pipe(texts, batch_size=self.batch_size, disable=disable)
         if self._tokens is not None:
-            yield from self._tokens.tag(self.nlp, texts, self.batch_size)
+            yield from self._tokens.tag(self.nlp, docs)
             return
-        for doc in self.nlp.pipe(texts, batch_size=self.batch_size):
+        for doc in docs:
             yield _sentences(doc)
 
     def tag_texts(self, texts: Sequence[str]) -> list[list[Sentence]]:
@@ -303,7 +311,9 @@ class _TokenRules:
         self.disable = post
         self.pairs = pairs  # (first, second) predicates on a token's text of each multi-token pattern
         self.morph = morph  # a contextual component sets morphology before the ruler
-        self.cache: dict[tuple[Any, ...], tuple[str, str, str, str]] = {}
+        self.cache: dict[tuple[int, ...], Token] = {}  # (orth, tag, pos[, morph]) ids -> row
+        self._bits: dict[int, tuple[int, int]] = {}  # LOWER id -> pairs it can open, pairs it can close
+        self.misses = 0  # rows computed (not found in the cache)
 
     @classmethod
     def for_pipeline(cls, nlp: Any) -> _TokenRules | None:
@@ -331,18 +341,29 @@ class _TokenRules:
         morph = "morphologizer" in names[: len(names) - len(post)]
         return cls(nlp, post, pairs, morph)
 
-    def _key(self, t: Any) -> tuple[Any, ...]:
-        return (t.orth, t.tag, t.pos, t.morph.key) if self.morph else (t.orth, t.tag, t.pos)
+    def _paired(self, lowers: list[int], strings: Any) -> bool:
+        """Whether two neighbouring tokens (their LOWER ids) could match a multi-token pattern."""
+        bits, prev = self._bits, 0
+        for lower in lowers:
+            b = bits.get(lower)
+            if b is None:
+                text = strings[lower]
+                b = bits[lower] = (
+                    sum(1 << i for i, (first, _) in enumerate(self.pairs) if first(text)),
+                    sum(1 << i for i, (_, second) in enumerate(self.pairs) if second(text)),
+                )
+            if prev & b[1]:
+                return True
+            prev = b[0]
+        return False
 
-    def _paired(self, doc: Any) -> bool:
-        lowers = [t.lower_ for t in doc]
-        return any(a(x) and b(y) for a, b in self.pairs for x, y in itertools.pairwise(lowers))
-
-    def _solo(self, nlp: Any, t: Any) -> tuple[str, str, str, str]:
-        """The two components' output for token ``t`` alone (a one-token document with its
-        tag, POS and morphology): its output in any document where no multi-token pattern matches."""
+    def _solo(self, nlp: Any, t: Any) -> Token:
+        """The row of token ``t`` with the two components' output for it alone (a one-token document
+        with its tag, POS and morphology): its output in any document where no multi-token pattern
+        matches."""
         from spacy.tokens import Doc
 
+        self.misses += 1
         one = Doc(nlp.vocab, words=[t.text], spaces=[False])
         s = one[0]
         s.tag, s.pos = t.tag, t.pos
@@ -351,27 +372,41 @@ class _TokenRules:
         for component in self.post:
             one = component(one)
         s = one[0]
-        return (s.tag_, s.pos_, s.lemma_.lower(), str(s.morph))
+        return (t.text, s.tag_, s.pos_, s.lemma_.lower(), str(s.morph))
 
-    def tag(self, nlp: Any, texts: Sequence[str], batch_size: int) -> Iterator[list[Sentence]]:
+    def tag(self, nlp: Any, docs: Iterable[Any]) -> Iterator[list[Sentence]]:
+        """Sentences of ``docs``, which ran without the two components (``disable``); read from
+        ``Doc.to_array`` (``_sentences`` without a Token object per token)."""
+        from spacy.attrs import IS_SPACE, LOWER, MORPH, ORTH, POS, SENT_START, TAG
+
         cache = self.cache
         if len(cache) > self.MAX:
             cache.clear()
-
-        def row(t: Any) -> tuple[str, ...]:  # the two components' output, from the cache
-            k = self._key(t)
-            v = cache.get(k)
-            if v is None:
-                v = cache[k] = self._solo(nlp, t)
-            return (t.text, *v)
-
-        for doc in nlp.pipe(texts, batch_size=batch_size, disable=self.disable):
-            if self.pairs and self._paired(doc):  # a multi-token pattern may match: the real thing
+        strings = nlp.vocab.strings
+        cols = [ORTH, TAG, POS, MORPH, SENT_START, IS_SPACE, LOWER]
+        for doc in docs:
+            table = doc.to_array(cols)
+            if self.pairs and self._paired(table[:, 6].tolist(), strings):  # a pattern may match: real thing
                 for component in self.post:
                     doc = component(doc)
                 yield _sentences(doc)
                 continue
-            yield _sentences(doc, row)
+            sents: list[Sentence] = []
+            sent: Sentence = []
+            for i, (orth, tag, pos, morph, start, space, _) in enumerate(table.tolist()):
+                if start == 1 and sent:  # doc.sents: a new sentence at each SENT_START == 1
+                    sents.append(sent)
+                    sent = []
+                if space:
+                    continue
+                key = (orth, tag, pos, morph) if self.morph else (orth, tag, pos)
+                row = cache.get(key)
+                if row is None:
+                    row = cache[key] = self._solo(nlp, doc[i])
+                sent.append(row)
+            if sent:
+                sents.append(sent)
+            yield sents
 
 
 def _text_predicate(spec: dict[str, Any]) -> Callable[[str], bool] | bool:
@@ -459,6 +494,43 @@ class HantaTagger:
             "hanta": _version("HanTa"),
             "nltk": _version("nltk"),
         }
+
+
+_NEEDS_TORCH = re.compile(r"torch|transformer|curated", re.IGNORECASE)
+
+
+def _import_spacy(pipeline: str, without_torch: bool) -> Any:
+    """``import spacy``; with ``without_torch``, keep PyTorch out where ``pipeline``'s config names no
+    PyTorch layer (``corpusbench.imports``: thinc imports it whenever it is installed, as it is here
+    for model scoring)."""
+    import sys
+
+    from corpusbench.imports import without
+
+    config = _pipeline_config(pipeline) if without_torch and "spacy" not in sys.modules else None
+    torch_free = config is not None and not _NEEDS_TORCH.search(config)
+    with without("torch") if torch_free else contextlib.nullcontext():
+        import spacy
+    return spacy
+
+
+def _pipeline_config(pipeline: str) -> str | None:
+    """The text of an installed pipeline package's (or a pipeline folder's) config.cfg, found without
+    importing spaCy; None where there is none."""
+    import importlib.util
+    from pathlib import Path
+
+    folder = Path(pipeline)
+    if not folder.is_dir():
+        try:
+            spec = importlib.util.find_spec(pipeline)
+        except (ImportError, ValueError):
+            return None
+        if spec is None or not spec.origin:
+            return None
+        folder = Path(spec.origin).parent
+    found = sorted([*folder.glob("config.cfg"), *folder.glob("*/config.cfg")])
+    return found[0].read_text("utf-8") if found else None
 
 
 def _spacy_components(pipeline: str) -> list[str]:

@@ -225,6 +225,9 @@ def _stdlib_punkt(tok: Any) -> Any:
 def _punkt(lang: str) -> Any:
     if lang not in PUNKT_LANGUAGES:
         raise ConfigError(f"unknown language {lang!r} (expected one of {', '.join(PUNKT_LANGUAGES)})")
+    from corpusbench.imports import import_nltk
+
+    import_nltk()
     from nltk.tokenize import PunktTokenizer
 
     try:
