@@ -304,9 +304,10 @@ def _write_tables(part: PartialStats, out: Path) -> int:
 # Corpus bytes from which a second local worker pays for itself on 2 cores (measured with
 # benchmarks/bench_stats.py: forked workers inherit the loaded tagger, so what a worker costs is
 # its cold caches and the driver's merging; docs/scaling.md has the figures).
-# HanTa's memoised per-word analyses are per worker, so a second worker repeats them: at 60k words
-# (0.4 MB) two HanTa workers were slower than one.
-MIN_BYTES_PER_WORKER = {"nltk": 4_000_000, "spacy": 1_000_000, "hanta": 2_000_000}
+# With the start-up cut (no PyTorch under spaCy, no SciPy under NLTK), two spaCy workers on 0.6 MB
+# (0.3 MB each) took 8.3 s against 11.8 s for one, and two HanTa workers on 1.2 MB 11.2 s against
+# 16.2 s, though each HanTa worker repeats the memoised per-word analyses (idle run of 2026-11-26).
+MIN_BYTES_PER_WORKER = {"nltk": 4_000_000, "spacy": 300_000, "hanta": 600_000}
 
 
 def usable_cpus() -> int:
