@@ -30,8 +30,11 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable, Sequence
 from operator import itemgetter
-from typing import Any
+from typing import Any, TypeVar
+
+R = TypeVar("R")
 
 EMPTY, START, END, UNKNOWN, END_UNKNOWN = 0, 1, 2, 3, -3  # HanTa's reserved tag ids
 LOWERBOUND = -1e6
@@ -68,6 +71,8 @@ class FastHanta:
         self._word_tags = functools.lru_cache(maxsize=cache_size)(self._word_tags)  # type: ignore[method-assign]
         self._known = functools.lru_cache(maxsize=REST_CACHE)(self._known)  # type: ignore[method-assign]
         self._guessed = functools.lru_cache(maxsize=REST_CACHE)(self._guessed)  # type: ignore[method-assign]
+        self._rows: dict[tuple[str, int], Any] = {}  # (word, tag) -> row (``tag_rows``)
+        self._rows_max = cache_size
 
     def _known(self, rest: str) -> dict[int, tuple[tuple[int, float], ...]]:
         """Tag -> ``(k, LP_m_t[tag][rest[:k]])`` for the known morphemes ``rest[:k]``, ``k``
@@ -317,6 +322,21 @@ class FastHanta:
             state = backpointer[i][state]
             tags.append(state[1])
         return tags[::-1]
+
+    def tag_rows(self, sent: Sequence[str], row: Callable[[str, str, str], R]) -> list[R]:
+        """``[row(word, lemma, tag) for word, lemma, tag in self.tag_sent(sent)]``, each (word, tag)'s
+        row made once (a lemma look-up and a tag normalisation per token were ~7% of the time)."""
+        rows = self._rows
+        if len(rows) > self._rows_max:
+            rows.clear()
+        int2tag = self.t.int2tag
+        out = []
+        for w, tag in zip(sent, self.viterbi(list(sent)) if sent else [], strict=True):
+            r = rows.get((w, tag))
+            if r is None:
+                r = rows[(w, tag)] = row(w, self._analyze(w.lower(), tag, 1)[0], int2tag[tag])
+            out.append(r)
+        return out
 
     def tag_sent(self, sent: list[str]) -> list[tuple[str, str, str]]:
         if not sent:

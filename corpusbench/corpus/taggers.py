@@ -459,21 +459,16 @@ class HantaTagger:
 
             self._split = lambda text: split_sentences(text, "de")
             self._tokenize = lambda sent: tokenize(sent, "de")
-            self._tag = FastHanta(tagger, cache_size).tag_sent
-            self._tag_sent = functools.lru_cache(maxsize=cache_size // 4)(self._tag_tuple)
+            fast_hanta = FastHanta(tagger, cache_size)
+            self._tag_sent = functools.lru_cache(maxsize=cache_size // 4)(
+                lambda toks: fast_hanta.tag_rows(toks, _hanta_row)
+            )
         else:
             import nltk
 
             self._split = lambda text: nltk.sent_tokenize(text, "german")
             self._tokenize = lambda sent: nltk.word_tokenize(sent, "german", preserve_line=True)
-            self._tag = lambda toks: tagger.tag_sent(toks, taglevel=1)
-            self._tag_sent = self._tag_tuple
-
-    def _tag_tuple(self, toks: tuple[str, ...]) -> Sentence:
-        tagged = self._tag(list(toks))
-        # taglevel 1 writes the feature in parentheses ("VV(FIN)", "ADJ(A)"): normalise to STTS
-        tags = [t.replace("(", "").replace(")", "") for _, _, t in tagged]
-        return [(w, t, stts_upos(t), lem.lower(), "") for (w, lem, _), t in zip(tagged, tags, strict=True)]
+            self._tag_sent = lambda toks: [_hanta_row(*r) for r in tagger.tag_sent(list(toks), taglevel=1)]
 
     def tag_texts(self, texts: Sequence[str]) -> list[list[Sentence]]:
         out = []
@@ -494,6 +489,13 @@ class HantaTagger:
             "hanta": _version("HanTa"),
             "nltk": _version("nltk"),
         }
+
+
+def _hanta_row(word: str, lemma: str, tag: str) -> Token:
+    """One token of HanTa's ``tag_sent(..., taglevel=1)`` as a row. Taglevel 1 writes the feature in
+    parentheses ("VV(FIN)", "ADJ(A)"): normalised to STTS."""
+    tag = tag.replace("(", "").replace(")", "")
+    return (word, tag, stts_upos(tag), lemma.lower(), "")
 
 
 _NEEDS_TORCH = re.compile(r"torch|transformer|curated", re.IGNORECASE)
