@@ -30,11 +30,9 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from operator import itemgetter
-from typing import Any, TypeVar
-
-R = TypeVar("R")
+from typing import Any
 
 EMPTY, START, END, UNKNOWN, END_UNKNOWN = 0, 1, 2, 3, -3  # HanTa's reserved tag ids
 LOWERBOUND = -1e6
@@ -71,8 +69,8 @@ class FastHanta:
         self._word_tags = functools.lru_cache(maxsize=cache_size)(self._word_tags)  # type: ignore[method-assign]
         self._known = functools.lru_cache(maxsize=REST_CACHE)(self._known)  # type: ignore[method-assign]
         self._guessed = functools.lru_cache(maxsize=REST_CACHE)(self._guessed)  # type: ignore[method-assign]
-        self._rows: dict[tuple[str, int], Any] = {}  # (word, tag) -> row (``tag_rows``)
-        self._rows_max = cache_size
+        self._triples: dict[tuple[str, int], tuple[str, str, str]] = {}  # (word, tag) -> tag_sent's triple
+        self._triples_max = cache_size
 
     def _known(self, rest: str) -> dict[int, tuple[tuple[int, float], ...]]:
         """Tag -> ``(k, LP_m_t[tag][rest[:k]])`` for the known morphemes ``rest[:k]``, ``k``
@@ -323,26 +321,17 @@ class FastHanta:
             tags.append(state[1])
         return tags[::-1]
 
-    def tag_rows(self, sent: Sequence[str], row: Callable[[str, str, str], R]) -> list[R]:
-        """``[row(word, lemma, tag) for word, lemma, tag in self.tag_sent(sent)]``, each (word, tag)'s
-        row made once (a lemma look-up and a tag normalisation per token were ~7% of the time)."""
-        rows = self._rows
-        if len(rows) > self._rows_max:
-            rows.clear()
+    def tag_sent(self, sent: Sequence[str]) -> list[tuple[str, str, str]]:
+        """``HanoverTagger.tag_sent(sent, taglevel=1)``; each (word, tag)'s triple is made once (its
+        lemma look-up lowercases the word; per token that was ~7% of the time)."""
+        triples = self._triples
+        if len(triples) > self._triples_max:
+            triples.clear()
         int2tag = self.t.int2tag
         out = []
         for w, tag in zip(sent, self.viterbi(list(sent)) if sent else [], strict=True):
-            r = rows.get((w, tag))
+            r = triples.get((w, tag))
             if r is None:
-                r = rows[(w, tag)] = row(w, self._analyze(w.lower(), tag, 1)[0], int2tag[tag])
+                r = triples[(w, tag)] = (w, self._analyze(w.lower(), tag, 1)[0], int2tag[tag])
             out.append(r)
         return out
-
-    def tag_sent(self, sent: list[str]) -> list[tuple[str, str, str]]:
-        if not sent:
-            return []
-        tags = self.viterbi(sent)
-        int2tag = self.t.int2tag
-        return [
-            (w, self._analyze(w.lower(), tag, 1)[0], int2tag[tag]) for w, tag in zip(sent, tags, strict=True)
-        ]

@@ -459,16 +459,18 @@ class HantaTagger:
 
             self._split = lambda text: split_sentences(text, "de")
             self._tokenize = lambda sent: tokenize(sent, "de")
-            fast_hanta = FastHanta(tagger, cache_size)
-            self._tag_sent = functools.lru_cache(maxsize=cache_size // 4)(
-                lambda toks: fast_hanta.tag_rows(toks, _hanta_row)
-            )
+            tag = FastHanta(tagger, cache_size).tag_sent
         else:
             import nltk
 
             self._split = lambda text: nltk.sent_tokenize(text, "german")
             self._tokenize = lambda sent: nltk.word_tokenize(sent, "german", preserve_line=True)
-            self._tag_sent = lambda toks: [_hanta_row(*r) for r in tagger.tag_sent(list(toks), taglevel=1)]
+            tag = functools.partial(tagger.tag_sent, taglevel=1)
+
+        def rows(toks: tuple[str, ...]) -> Sentence:
+            return [_hanta_row(*r) for r in tag(list(toks))]
+
+        self._tag_sent = functools.lru_cache(maxsize=cache_size // 4)(rows) if fast else rows
 
     def tag_texts(self, texts: Sequence[str]) -> list[list[Sentence]]:
         out = []
@@ -491,9 +493,10 @@ class HantaTagger:
         }
 
 
+@functools.lru_cache(maxsize=1 << 18)
 def _hanta_row(word: str, lemma: str, tag: str) -> Token:
-    """One token of HanTa's ``tag_sent(..., taglevel=1)`` as a row. Taglevel 1 writes the feature in
-    parentheses ("VV(FIN)", "ADJ(A)"): normalised to STTS."""
+    """One token of HanTa's ``tag_sent(..., taglevel=1)`` as a row (a pure function, memoised).
+    Taglevel 1 writes the feature in parentheses ("VV(FIN)", "ADJ(A)"): normalised to STTS."""
     tag = tag.replace("(", "").replace(")", "")
     return (word, tag, stts_upos(tag), lemma.lower(), "")
 
