@@ -65,7 +65,8 @@ def serve(
     dtype: str = typer.Option(
         None,
         "--dtype",
-        help="Default: bfloat16 on a GPU or an AMX/AVX512-BF16 CPU, else float32 (5x faster on AVX2).",
+        help="Default: bfloat16 on a GPU, float32 on a CPU (batch-invariant seeded samples; bfloat16 is "
+        "faster on AMX/AVX512-BF16 CPUs but repeats only the same batches, docs/llm.md).",
     ),
     eager: bool = typer.Option(True, "--eager/--compile", help="CPU: eager (fast start); GPU: --compile."),
     vllm_python: str = VLLM_PY,

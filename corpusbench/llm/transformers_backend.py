@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 
 from corpusbench.errors import BackendError, ConfigError
 from corpusbench.llm.base import Backend, OnResult, TopTokens, chat_messages, sample_seed
-from corpusbench.llm.hardware import default_dtype
+from corpusbench.llm.hardware import default_dtype, numerics
 from corpusbench.llm.records import ChoiceRequest, GenRequest, GenResult
 from corpusbench.llm.server import check_model, served_name
 
@@ -73,7 +73,7 @@ class TransformersBackend(Backend):
             "model": self.model,
             "path": self.path,
             "device": self.device,
-            "dtype": str(self.lm.dtype),
+            **numerics(str(self.lm.dtype).removeprefix("torch.")),
             "max_model_len": self.max_len,
         }
 

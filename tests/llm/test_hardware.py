@@ -45,3 +45,18 @@ def test_server_command_uses_small_blocks_on_cpu(cpu_only: None, monkeypatch: py
     monkeypatch.setenv("CORPUSBENCH_VLLM_BLOCK_SIZE", "0")  # 0: vLLM's own default
     assert "--block-size" not in ServerSpec(model="models/x").command()
     assert ServerSpec(model="models/x").environment()["VLLM_CPU_NUM_OF_RESERVED_CPU"] == "0"
+
+
+def test_cpu_dtype_is_float32_even_with_amx(cpu_only: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """bf16 is not batch-invariant (an AMX Xeon gave another seeded sample alone than in a batch):
+    every CPU defaults to float32, bf16 only when asked for; GPUs default to bf16."""
+    monkeypatch.delenv("CORPUSBENCH_DTYPE", raising=False)
+    monkeypatch.setattr(hardware, "cpu_flags", lambda: frozenset({"avx512f", "amx_bf16", "avx512_bf16"}))
+    assert hardware.default_dtype() == "float32"
+    assert ServerSpec(model="models/x").dtype == "float32"
+    assert hardware.reproducibility("float32") == "batch-invariant"
+    monkeypatch.setenv("CORPUSBENCH_DTYPE", "bfloat16")
+    assert hardware.default_dtype() == "bfloat16"
+    assert hardware.reproducibility("bfloat16") == "same-batches"
+    monkeypatch.delenv("CORPUSBENCH_DTYPE")
+    assert hardware.default_dtype("cuda") == "bfloat16"
