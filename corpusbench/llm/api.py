@@ -10,6 +10,7 @@ from pathlib import Path
 from corpusbench.errors import ConfigError
 from corpusbench.llm.base import Backend
 from corpusbench.llm.cache import CachedLLM
+from corpusbench.llm.records import FailureBudget
 from corpusbench.llm.server import DEFAULT_MODEL_DIR, DEFAULT_PORT
 
 # Backends register lazily as "module:attr"; heavy imports (torch, httpx pools) happen on use.
@@ -37,6 +38,8 @@ DEPRECATED_BACKENDS = {"vllm": "vllm-engine", "hf": "transformers"}  # old `llm 
 ALIASES = {**{k: v for k, v in BACKEND_NAMES.items() if k != v}, **{"hf": "transformers"}}
 DEFAULT_BASE_URL = f"http://127.0.0.1:{DEFAULT_PORT}/v1"
 DEFAULT_CACHE = Path(".cache") / "llm.sqlite"
+DEFAULT_TIMEOUT = 180.0  # seconds per call: a CPU server answering 16 concurrent calls needs ~20-60 s
+DEFAULT_RETRIES = 3  # a call that times out is sent once more at most (openai_backend)
 
 
 def canonical_backend(name: str, *, warn: bool = True) -> str:
@@ -70,7 +73,9 @@ class LLMSpec:
     """Which LLM to use and how. ``model``: for ``openai``/``ray`` the served name (``None``: the
     server's first model); for ``vllm``/``transformers`` a model folder or hub id (``None``: SmolLM2).
     ``ray``: ``base_url`` is a comma-separated list of endpoints; ``ray_address`` (or RAY_ADDRESS)
-    names the cluster (``None``: a local Ray instance)."""
+    names the cluster (``None``: a local Ray instance). ``timeout``/``max_retries``: per call to a
+    server (a timed-out call is sent once more at most). ``restart_hint``: what the error says to do
+    when the server goes away mid-run (``None``: start one with ``make llm-server``)."""
 
     backend: str = "openai"
     model: str | None = None
@@ -78,17 +83,18 @@ class LLMSpec:
     api_key: str | None = None
     cache: str | Path | None = DEFAULT_CACHE
     concurrency: int = 16
-    timeout: float = 180.0
-    max_retries: int = 3
+    timeout: float = DEFAULT_TIMEOUT
+    max_retries: int = DEFAULT_RETRIES
     max_model_len: int | None = 2048
     dtype: str | None = None  # None: picked from the hardware (llm/hardware.py: fp32 on AVX2-only CPUs)
     vllm_python: str | None = None
     batch_size: int = 8  # transformers
     chunk_size: int = 256  # vllm: prompts per batched engine call; ray: per batch (at most 64)
     ray_address: str | None = None
+    restart_hint: str | None = None
 
     def as_dict(self) -> dict[str, object]:
-        d = {f: getattr(self, f) for f in self.__slots__}  # type: ignore[attr-defined]
+        d = {f: getattr(self, f) for f in self.__slots__ if f != "restart_hint"}  # type: ignore[attr-defined]
         d["api_key"] = "***" if self.api_key else None
         d["cache"] = str(self.cache) if self.cache else None
         return d
@@ -106,6 +112,7 @@ def open_backend(spec: LLMSpec) -> Backend:
             concurrency=spec.concurrency,  # type: ignore[call-arg]
             timeout=spec.timeout,
             max_retries=spec.max_retries,
+            **({"restart_hint": spec.restart_hint} if spec.restart_hint else {}),
         )
     if name == "ray":
         return cls(
@@ -136,9 +143,10 @@ def open_backend(spec: LLMSpec) -> Backend:
     return cls()
 
 
-def open_llm(spec: LLMSpec) -> CachedLLM:
-    """The backend wrapped in the persistent cache (``spec.cache=None``: no cache)."""
-    return CachedLLM(open_backend(spec), spec.cache)
+def open_llm(spec: LLMSpec, budget: FailureBudget | None = None) -> CachedLLM:
+    """The backend wrapped in the persistent cache (``spec.cache=None``: no cache); with ``budget``,
+    more failed calls than it allows stop the run (``cache.TooManyFailures``)."""
+    return CachedLLM(open_backend(spec), spec.cache, budget)
 
 
 def read_requests(

@@ -3,7 +3,8 @@
 Keys are sha256 over (operation, model, sampling params / options, rendered prompt, sample index).
 Each result is committed the moment it arrives, so a run killed at any point (even SIGKILL) redoes
 no finished call. Errors and too-long prompts are stored with their status but are not final:
-the next run sends them again.
+the next run sends them again. With a ``FailureBudget``, the run stops with ``TooManyFailures``
+as soon as more calls have failed than the budget allows (the answers so far stay saved).
 """
 
 from __future__ import annotations
@@ -17,12 +18,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from corpusbench.errors import ConfigError
+from corpusbench.errors import BackendError, ConfigError
 from corpusbench.llm.base import Backend
 from corpusbench.llm.choice import TOP_K
 from corpusbench.llm.records import (
     ChoiceRequest,
     ChoiceResult,
+    FailureBudget,
     GenRequest,
     GenResult,
     RunReport,
@@ -116,14 +118,39 @@ class ResultCache:
             self.db.close()
 
 
-class CachedLLM:
-    """``generate``/``choose`` through a backend with the persistent cache; keeps a ``RunReport``."""
+class TooManyFailures(BackendError):
+    """More LLM calls failed than the run's ``FailureBudget`` allows."""
 
-    def __init__(self, backend: Backend, cache: ResultCache | str | Path | None):
+    def __init__(self, failures: int, requests: int, budget: FailureBudget, first: str, cache: Path | None):
+        self.failures, self.requests, self.budget = failures, requests, budget
+        saved = f"The answers so far are saved in {cache}" if cache else "Nothing was cached (no cache)"
+        super().__init__(
+            f"{failures} LLM call(s) failed, more than the failure budget allows ({budget.describe()} "
+            f"of {requests} requests so far; first: {' '.join(first.split())[:300]}). {saved}: fix the "
+            "server and rerun the same command to resume, or allow failures with --max-llm-failures "
+            "(a count or a share, e.g. 2%; in a release spec: max_llm_failures)"
+            + ("; a server that is only slow needs a longer --llm-timeout" if "timed out" in first else "")
+        )
+
+
+class CachedLLM:
+    """``generate``/``choose`` through a backend with the persistent cache; keeps a ``RunReport``.
+
+    ``budget``: stop with ``TooManyFailures`` once more calls have failed than it allows (counted
+    over all calls through this object; None: never stop, failures are only counted)."""
+
+    def __init__(
+        self,
+        backend: Backend,
+        cache: ResultCache | str | Path | None,
+        budget: FailureBudget | None = None,
+    ):
         self.backend = backend
         self.cache = ResultCache(cache) if isinstance(cache, str | Path) else cache
+        self.budget = budget
         self.report = RunReport()  # all calls through this object
         self.last = RunReport()  # the latest generate/choose call
+        self.first_error: str | None = None  # the first failure's message, for the error line
 
     @property
     def model(self) -> str:
@@ -132,7 +159,19 @@ class CachedLLM:
     def describe(self) -> dict[str, Any]:
         d = self.backend.describe()
         d["cache"] = str(self.cache.path) if self.cache else None
+        if self.budget is not None:
+            d["max_failures"] = self.budget.describe()
         return d
+
+    def _check_budget(self, rep: RunReport, planned: int) -> None:
+        """Raise ``TooManyFailures`` once the failures exceed the budget for the requests so far."""
+        if self.budget is None:
+            return
+        failures = self.report.failures + rep.failures
+        requests = self.report.calls + self.report.cache_hits + planned
+        if failures > self.budget.allowed(requests):
+            path = self.cache.path if self.cache else None
+            raise TooManyFailures(failures, requests, self.budget, self.first_error or "", path)
 
     def generate(self, reqs: Sequence[GenRequest], progress: Progress | None = None) -> list[GenResult]:
         keys = [gen_key(self.model, r) if r.params.cacheable else None for r in reqs]
@@ -200,6 +239,9 @@ class CachedLLM:
                 done += 1
             if progress:
                 progress(done, len(reqs))
+            if result.status == "error":
+                self.first_error = self.first_error or str(result.error or "unknown error")
+                self._check_budget(rep, len(reqs))
 
         try:
             if send:

@@ -1,10 +1,13 @@
 """Backend for any OpenAI-compatible chat server; the standard deployment is vLLM's own server.
 
 Async httpx with a bounded pool of workers, a timeout per call and retries with exponential
-backoff on connection errors, timeouts, 429 and 5xx. A call that still fails is returned as an
+backoff on connection errors, 429 and 5xx; a call that times out is sent once more at most (a stuck
+server costs two timeouts per call, not one per retry). A call that still fails is returned as an
 ``error`` result (the cache retries it next run); if the server itself is gone (connection
 refused after all retries) the run stops with a ``BackendError`` naming the URL, after every
-result received so far has been delivered.
+result received so far has been delivered. An exception raised by ``on_result`` (e.g. the
+caller's failure budget running out) stops the pool the same way and is raised after the calls
+in flight have been delivered.
 """
 
 from __future__ import annotations
@@ -18,12 +21,14 @@ from typing import Any, ClassVar
 import httpx
 
 from corpusbench.errors import BackendError, ConfigError
+from corpusbench.llm.api import DEFAULT_RETRIES, DEFAULT_TIMEOUT
 from corpusbench.llm.base import Backend, OnResult, TopTokens, chat_messages, sample_seed
 from corpusbench.llm.records import ChoiceRequest, GenRequest, GenResult
 
 log = logging.getLogger(__name__)
 
 START_HINT = "start one with `make llm-server` or `corpusbench llm serve --model <folder or hub id>`"
+RESTART_HINT = f"{START_HINT}, then rerun to resume"
 _TOO_LONG = ("maximum context length", "context length", "too long", "max_model_len", "maximum model length")
 
 
@@ -41,10 +46,11 @@ class OpenAIBackend(Backend):
         *,
         api_key: str | None = None,
         concurrency: int = 16,
-        timeout: float = 180.0,
-        max_retries: int = 3,
+        timeout: float = DEFAULT_TIMEOUT,
+        max_retries: int = DEFAULT_RETRIES,
         backoff: float = 1.0,
         vllm_extensions: bool = True,
+        restart_hint: str = RESTART_HINT,
     ):
         self.base_url = base_url.rstrip("/")
         self.headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
@@ -53,6 +59,9 @@ class OpenAIBackend(Backend):
         self.max_retries = max(0, max_retries)
         self.backoff = backoff
         self.vllm_extensions = vllm_extensions  # continue_final_message for answer prefixes
+        self.restart_hint = restart_hint  # what to do when the server goes away mid-run
+        if not timeout > 0:
+            raise ConfigError(f"LLM timeout must be a positive number of seconds (got {timeout})")
         served = self._served_models()
         if model is None:
             model = served[0]
@@ -64,7 +73,13 @@ class OpenAIBackend(Backend):
         self.model = model
 
     def describe(self) -> dict[str, Any]:
-        return {"backend": self.name, "model": self.model, "base_url": self.base_url}
+        return {
+            "backend": self.name,
+            "model": self.model,
+            "base_url": self.base_url,
+            "timeout_s": self.timeout,
+            "max_retries": self.max_retries,
+        }
 
     def _served_models(self) -> list[str]:
         try:
@@ -193,33 +208,39 @@ class OpenAIBackend(Backend):
         deliver: Callable[[int, Any], None],
     ) -> None:
         queue = iter(range(len(reqs)))
-        down: list[str] = []
+        stop: list[str | Exception] = []  # the server went away, or on_result raised: send no more
         limits = httpx.Limits(max_connections=self.concurrency, max_keepalive_connections=self.concurrency)
         async with httpx.AsyncClient(timeout=self.timeout, limits=limits, headers=self.headers) as client:
 
             async def worker() -> None:
                 for i in queue:
-                    if down:
+                    if stop:
                         return
                     try:
                         data, status, error = await self._post(client, body(reqs[i]))
                     except ServerDown as e:
-                        down.append(str(e))
+                        stop.append(str(e))
                         return
-                    deliver(i, parse(reqs[i], data, status, error))
+                    try:
+                        deliver(i, parse(reqs[i], data, status, error))
+                    except Exception as e:  # the caller stops the run; calls in flight still deliver
+                        stop.append(e)
+                        return
 
             await asyncio.gather(*(worker() for _ in range(min(self.concurrency, len(reqs)))))
-        if down:
+        if stop and isinstance(stop[0], Exception):
+            raise stop[0]
+        if stop:
             raise BackendError(
-                f"the LLM server at {self.base_url} stopped answering ({down[0]}) after "
-                f"{self.max_retries} retries; results so far are saved — {START_HINT}, then rerun "
-                "to resume"
+                f"the LLM server at {self.base_url} stopped answering ({stop[0]}) after "
+                f"{self.max_retries} retries; results so far are saved — {self.restart_hint}"
             )
 
     async def _post(self, client: httpx.AsyncClient, payload: dict[str, Any]) -> tuple[Any, str, str | None]:
         """POST with retries. Returns (json, "ok", None) or (None, "error"|"too_long", message)."""
         url = f"{self.base_url}/chat/completions"
         last = ""
+        timeouts = 0
         for attempt in range(self.max_retries + 1):
             if attempt:
                 await asyncio.sleep(self.backoff * 2 ** (attempt - 1))
@@ -231,7 +252,10 @@ class OpenAIBackend(Backend):
                     raise ServerDown(last) from None
                 continue
             except httpx.TimeoutException:
-                last = f"timed out after {self.timeout:.0f}s"
+                timeouts += 1
+                last = f"timed out after {self.timeout:g}s"
+                if timeouts > 1 or attempt == self.max_retries:  # a stuck server: once more at most
+                    return None, "error", f"{last} (tried {'once' if timeouts == 1 else 'twice'})"
                 continue
             if r.status_code == 200:
                 try:

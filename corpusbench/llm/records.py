@@ -6,8 +6,11 @@ applies the model's chat template. ``id`` is the caller's label and is not part 
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
+
+from corpusbench.errors import ConfigError
 
 # ok: answered; reject: answered but unusable (empty/malformed choice); too_long: prompt does not fit
 # the model's context (skipped); error: the call failed (recorded, retried on the next run).
@@ -162,6 +165,44 @@ class RunReport:
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class FailureBudget:
+    """How many failed LLM calls (status ``error``) a run may absorb before it stops with an error.
+
+    ``count``: at most that many; ``share``: at most that fraction of the run's requests so far.
+    The default allows none: a failing server stops the run instead of silently dropping items.
+    Rejects (answers naming no option) and prompts longer than the context are not failures.
+    """
+
+    count: int = 0
+    share: float | None = None
+
+    @classmethod
+    def parse(cls, value: str | int | float | None, where: str = "--max-llm-failures") -> FailureBudget:
+        """``"3"`` (a count), ``"2%"`` or ``"0.02"`` (a share of the requests); None: no failure allowed."""
+        if value is None:
+            return cls()
+        text = str(value).strip()
+        try:
+            x = float(text[:-1]) / 100 if text.endswith("%") else float(text)
+        except ValueError:
+            x = math.nan
+        if not math.isfinite(x) or x < 0 or (text.endswith("%") and x > 1):
+            raise ConfigError(f"{where} {value!r}: expected a count (3), a share (0.02) or a percentage (2%)")
+        if text.endswith("%") or 0 < x < 1:
+            return cls(share=x)
+        if x != int(x):
+            raise ConfigError(f"{where} {value!r}: a count of calls must be a whole number")
+        return cls(count=int(x))
+
+    def allowed(self, requests: int) -> int:
+        """Failed calls allowed among ``requests`` requests."""
+        return math.floor(self.share * requests + 1e-9) if self.share is not None else self.count
+
+    def describe(self) -> str:
+        return f"{self.share * 100:g}%" if self.share is not None else str(self.count)
 
 
 def result_to_dict(result: GenResult | ChoiceResult) -> dict[str, Any]:

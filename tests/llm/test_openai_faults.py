@@ -1,133 +1,85 @@
-"""The openai backend's handling of HTTP faults, against a loopback stand-in server.
-
-A real vLLM server cannot be made to answer 503, hang or send broken JSON on demand, so these
-cases use a small scripted HTTP server; the real server is used in test_server.py.
-"""
+"""The openai backend's handling of HTTP faults and the failure budget, against ``FakeOpenAI``
+(tests/fake_openai_server.py), a loopback stand-in that fails on demand; the real server is used
+in test_server.py."""
 
 from __future__ import annotations
 
-import json
-import threading
-import time
-from collections import Counter
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import ClassVar
-
 import pytest
+from fake_openai_server import FakeOpenAI
 
 from corpusbench.errors import BackendError, ConfigError
 from corpusbench.llm import CachedLLM, ChoiceRequest, GenRequest
+from corpusbench.llm.cache import TooManyFailures
 from corpusbench.llm.openai_backend import OpenAIBackend
+from corpusbench.llm.records import FailureBudget
 from corpusbench.llm.server import free_port
 
 
-def _completion(content: str) -> dict:
-    return {
-        "choices": [
-            {
-                "message": {"content": content},
-                "finish_reason": "stop",
-                "logprobs": {"content": [{"token": content[:1] or "x", "logprob": -0.1, "top_logprobs": []}]},
-            }
-        ],
-        "usage": {"prompt_tokens": 7, "completion_tokens": 2},
-    }
-
-
-class Handler(BaseHTTPRequestHandler):
-    hits: ClassVar[Counter] = Counter()
-
-    def log_message(self, *args) -> None:  # keep pytest output clean
-        pass
-
-    def _send(self, code: int, body: object) -> None:
-        data = body if isinstance(body, bytes) else json.dumps(body).encode()
-        self.send_response(code)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def do_GET(self) -> None:
-        self._send(200, {"object": "list", "data": [{"id": "flaky"}]})
-
-    def do_POST(self) -> None:
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        prompt = body["messages"][-1]["content"]
-        Handler.hits[prompt] += 1
-        n = Handler.hits[prompt]
-        if prompt == "503 twice" and n <= 2:
-            return self._send(503, {"error": {"message": "overloaded"}})
-        if prompt == "always 500":
-            return self._send(500, {"error": {"message": "engine exploded"}})
-        if prompt == "slow":
-            time.sleep(1.0)
-        if prompt == "bad json":
-            return self._send(200, b"{not json")
-        if prompt == "no choices":
-            return self._send(200, {"choices": []})
-        if prompt == "too long":
-            return self._send(
-                400, {"error": {"message": "This model's maximum context length is 2048 tokens."}}
-            )
-        if prompt == "bad request":
-            return self._send(400, {"error": {"message": "temperature must be >= 0"}})
-        if prompt == "wrong model":
-            return self._send(404, {"error": {"message": "The model `x` does not exist."}})
-        if prompt == "empty":
-            return self._send(200, _completion(""))
-        return self._send(200, _completion(f"echo {prompt}"))
-
-
 @pytest.fixture(scope="module")
-def flaky_url():
-    server = ThreadingHTTPServer(("127.0.0.1", free_port()), Handler)
-    t = threading.Thread(target=server.serve_forever, daemon=True)
-    t.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    server.shutdown()
-    server.server_close()
+def fake():
+    with FakeOpenAI(model="flaky", delay=1.0) as f:
+        yield f
 
 
 @pytest.fixture()
-def backend(flaky_url):
-    Handler.hits.clear()
-    return OpenAIBackend(flaky_url, concurrency=4, timeout=0.3, max_retries=2, backoff=0.01)
+def backend(fake):
+    fake.reset()
+    return OpenAIBackend(fake.url, concurrency=4, timeout=0.3, max_retries=2, backoff=0.01)
 
 
 def statuses(backend, prompts):
     return [r.status for r in backend.generate([GenRequest(id=p, prompt=p) for p in prompts])]
 
 
-def test_retries_5xx_then_succeeds(backend) -> None:
+def test_retries_5xx_then_succeeds(fake, backend) -> None:
+    fake.script = {"503 twice": ["503", "503", "ok"]}
     [r] = backend.generate([GenRequest(id="x", prompt="503 twice")])
-    assert r.status == "ok" and r.text == "echo 503 twice" and Handler.hits["503 twice"] == 3
+    assert r.status == "ok" and r.text == "echo 503 twice" and fake.hits["503 twice"] == 3
 
 
-def test_persistent_errors_become_error_results(backend) -> None:
+def test_persistent_errors_become_error_results(fake, backend) -> None:
+    fake.script = {"always 500": ["500"], "slow": ["slow"], "bad request": ["bad_request"]}
     out = backend.generate(
         [GenRequest(id=p, prompt=p) for p in ("always 500", "slow", "fine", "bad request")]
     )
     assert [r.status for r in out] == ["error", "error", "ok", "error"]
     assert "HTTP 500" in out[0].error and "engine exploded" in out[0].error
-    assert "timed out" in out[1].error
-    assert Handler.hits["always 500"] == 3 and Handler.hits["slow"] == 3
-    assert Handler.hits["bad request"] == 1  # client errors are not retried
+    assert "timed out after 0.3s (tried twice)" in out[1].error
+    assert fake.hits["always 500"] == 3  # 2 retries
+    assert fake.hits["slow"] == 2  # a stuck server: a timed-out call is sent once more, not per retry
+    assert fake.hits["bad request"] == 1  # client errors are not retried
 
 
-def test_malformed_responses(backend) -> None:
+def test_malformed_responses(fake, backend) -> None:
+    fake.script = {"bad json": ["garbage"], "no choices": ["no_choices"], "too long": ["too_long"]}
     assert statuses(backend, ["bad json", "no choices", "too long"]) == ["error", "error", "too_long"]
 
 
-def test_empty_answer_is_a_reject_through_choose(backend) -> None:
+@pytest.mark.parametrize("mode", ["500", "garbage", "no_choices", "no_logprobs"])
+def test_every_fault_is_a_failure_through_choose_never_a_reject(fake, backend, tmp_path, mode) -> None:
+    fake.reset(mode)
+    llm = CachedLLM(backend, tmp_path / "c.sqlite")
+    out = llm.choose([ChoiceRequest(id=str(i), prompt=f"q{i}", options=("yes", "no")) for i in range(3)])
+    assert [r.status for r in out] == ["error"] * 3 and llm.last.failures == 3 and llm.last.rejects == 0
+    assert llm.cache.counts() == {"error": 3}  # recorded, but never served as an answer:
+    fake.reset("ok")
+    again = CachedLLM(backend, tmp_path / "c.sqlite").choose(
+        [ChoiceRequest(id=str(i), prompt=f"q{i}", options=("yes", "no")) for i in range(3)]
+    )
+    assert [r.choice for r in again] == ["yes"] * 3 and fake.requests == 3
+
+
+def test_empty_answer_is_a_reject_through_choose(fake, backend) -> None:
+    fake.script = {"empty": ["empty"]}
     llm = CachedLLM(backend, None)
     [r] = llm.choose([ChoiceRequest(id="e", prompt="empty")])
-    assert r.status == "reject" and llm.last.rejects == 1
+    assert r.status == "reject" and llm.last.rejects == 1 and llm.last.failures == 0
 
 
-def test_unknown_model(flaky_url, backend) -> None:
+def test_unknown_model(fake, backend) -> None:
     with pytest.raises(ConfigError, match=r"unknown model 'llama'.*serves flaky"):
-        OpenAIBackend(flaky_url, "llama")
+        OpenAIBackend(fake.url, "llama")
+    fake.script = {"wrong model": ["wrong_model"]}
     with pytest.raises(ConfigError, match="unknown model"):
         backend.generate([GenRequest(id="w", prompt="wrong model")])
 
@@ -139,3 +91,61 @@ def test_unreachable_url_names_url_and_fix() -> None:
     assert (
         url in str(e.value) and "make llm-server" in str(e.value) and "corpusbench llm serve" in str(e.value)
     )
+
+
+def test_server_gone_mid_run_names_the_callers_remedy(tmp_path) -> None:
+    with FakeOpenAI() as f:
+        backend = OpenAIBackend(f.url, max_retries=0, restart_hint="see run.log, then rerun")
+    with pytest.raises(BackendError) as e:  # the server stopped after the model list
+        backend.generate([GenRequest(id="x", prompt="x")])
+    msg = str(e.value)
+    assert "results so far are saved — see run.log, then rerun" in msg and "make llm-server" not in msg
+
+
+def test_timeout_and_retries_are_recorded(backend) -> None:
+    d = backend.describe()
+    assert d["timeout_s"] == 0.3 and d["max_retries"] == 2
+    with pytest.raises(ConfigError, match="timeout"):
+        OpenAIBackend(backend.base_url, timeout=0)
+
+
+def test_failure_budget_stops_the_run_early_and_keeps_the_answers(fake, tmp_path) -> None:
+    backend = OpenAIBackend(fake.url, concurrency=1, max_retries=0)
+    fake.reset("ok")
+    fake.script = {"p3": ["500"], "p6": ["500"]}
+    reqs = [GenRequest(id=str(i), prompt=f"p{i}") for i in range(20)]
+    llm = CachedLLM(backend, tmp_path / "c.sqlite", FailureBudget(count=1))
+    with pytest.raises(TooManyFailures) as e:
+        llm.generate(reqs)
+    msg = str(e.value)
+    assert "2 LLM call(s) failed, more than the failure budget allows (1 of 20 requests so far" in msg
+    assert "HTTP 500: engine exploded" in msg and str(tmp_path / "c.sqlite") in msg
+    assert "--max-llm-failures" in msg and "\n" not in msg
+    assert fake.requests == 7  # stopped at the second failure, not after all 20 calls
+    assert llm.cache.counts() == {"ok": 5, "error": 2}
+    fake.reset("ok")
+    out = CachedLLM(backend, tmp_path / "c.sqlite", FailureBudget()).generate(reqs)
+    assert all(r.ok for r in out) and fake.requests == 15  # the 5 answers came from the cache
+    assert e.value.exit_code == 3
+
+
+def test_failure_budget_as_a_share(fake, tmp_path) -> None:
+    backend = OpenAIBackend(fake.url, concurrency=2, max_retries=0)
+    fake.reset("ok")
+    fake.script = {"p0": ["500"], "p1": ["500"]}
+    reqs = [GenRequest(id=str(i), prompt=f"p{i}") for i in range(20)]
+    llm = CachedLLM(backend, tmp_path / "c.sqlite", FailureBudget.parse("10%"))
+    out = llm.generate(reqs)  # 2 of 20 allowed
+    assert llm.last.failures == 2 and sum(r.ok for r in out) == 18
+    assert llm.describe()["max_failures"] == "10%"
+    with pytest.raises(TooManyFailures):
+        CachedLLM(backend, tmp_path / "d.sqlite", FailureBudget.parse("0.05")).generate(reqs)
+
+
+def test_failure_budget_parsing() -> None:
+    assert FailureBudget.parse(None) == FailureBudget() and FailureBudget().allowed(1000) == 0
+    assert FailureBudget.parse("3") == FailureBudget(count=3) and FailureBudget.parse(3).allowed(10) == 3
+    assert FailureBudget.parse("2%").allowed(150) == 3 and FailureBudget.parse("0.5").allowed(5) == 2
+    for bad in ("-1", "many", "150%", "2.5", "nan"):
+        with pytest.raises(ConfigError, match="--max-llm-failures"):
+            FailureBudget.parse(bad)

@@ -31,7 +31,15 @@ def read_items(path: str | Path, *, labelled: bool = False) -> tuple[list[JudgeI
     items: list[JudgeItem] = []
     labels: list[bool] = []
     seen: set[str] = set()
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data[: e.start].count(b"\n") + 1
+        raise InputError(
+            f"{path}:{line}: not UTF-8 text (byte 0x{data[e.start]:02x}); save the items as UTF-8 JSON lines"
+        ) from None
+    for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         where = f"{path}:{n}"

@@ -17,7 +17,7 @@ from corpusbench.aliases import DefaultCommandGroup
 from corpusbench.console import make_console
 from corpusbench.errors import ConfigError
 from corpusbench.generators.ltswap.prompting import DEFAULT_WRITER
-from corpusbench.llm.api import BACKEND_HELP, DEFAULT_BACKEND
+from corpusbench.llm.api import BACKEND_HELP, DEFAULT_BACKEND, DEFAULT_RETRIES, DEFAULT_TIMEOUT
 
 console = make_console()
 
@@ -49,6 +49,21 @@ FILTER_RULE = typer.Option(
     None, "--filter-rule", help="strict (paper: all 4 answers right), debiased or pointwise (default)."
 )
 THRESHOLD = typer.Option(None, "--threshold", help="Margin threshold of debiased/pointwise (default 0).")
+LLM_TIMEOUT = typer.Option(
+    DEFAULT_TIMEOUT,
+    "--llm-timeout",
+    help="Seconds one call to the LLM server may take (vllm-server/openai/ray); a call that times out is "
+    "sent once more at most.",
+)
+LLM_RETRIES = typer.Option(
+    DEFAULT_RETRIES, "--llm-retries", help="Retries of a call that fails (connection error, HTTP 429/5xx)."
+)
+MAX_FAILURES = typer.Option(
+    "0",
+    "--max-llm-failures",
+    help="Failed LLM calls the run may absorb: a count (3) or a share of its calls (2%). Default 0: a "
+    "failure stops the run with exit 3; the answers so far are kept for the rerun.",
+)
 
 
 def register(app: typer.Typer) -> None:
@@ -57,6 +72,13 @@ def register(app: typer.Typer) -> None:
 
 def _csv(value: str | None) -> tuple[str, ...] | None:
     return tuple(v.strip() for v in value.split(",") if v.strip()) if value else None
+
+
+def _llm_options(timeout: float, retries: int, max_failures: str):  # type: ignore[no-untyped-def]
+    from corpusbench.generators.ltswap.session import LLMOptions
+    from corpusbench.llm.records import FailureBudget
+
+    return LLMOptions(timeout=timeout, retries=retries, max_failures=FailureBudget.parse(max_failures))
 
 
 def parse_caps(text: str) -> int | dict[str, int]:
@@ -127,11 +149,14 @@ def ltswap(
     threshold: float | None = THRESHOLD,
     batch_size: int = typer.Option(8, "--batch-size", help="transformers backend: prompts per batch."),
     workers: int = typer.Option(1, "--workers", "-w", help="Workers for the stats step."),
+    llm_timeout: float = LLM_TIMEOUT,
+    llm_retries: int = LLM_RETRIES,
+    max_llm_failures: str = MAX_FAILURES,
 ) -> None:
     """Generate LT-Swap quadruplets for the rare words of CORPUS (paper §2, Appendices A, C, D)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from corpusbench.generators.ltswap.pipeline import LtswapParams, run_ltswap
+    from corpusbench.generators.ltswap.pipeline import LtswapParams, plan_ltswap, run_ltswap
 
     params = LtswapParams(
         lang=lang,
@@ -150,6 +175,7 @@ def ltswap(
     )
     from corpusbench.generators.ltswap.session import corpus_stats, open_run_llm
 
+    options = _llm_options(llm_timeout, llm_retries, max_llm_failures)
     err = make_console(stderr=True)
     st = corpus_stats(corpus, stats, out, lang, workers, say=console.print)
     columns = (
@@ -159,17 +185,6 @@ def ltswap(
         TimeElapsedColumn(),
     )
     with contextlib.ExitStack() as stack:
-        llm = stack.enter_context(
-            open_run_llm(
-                backend=llm_backend,
-                model=model,
-                base_url=base_url,
-                cache=cache or out / "llm-cache.sqlite",
-                log_dir=out,
-                batch_size=batch_size,
-                say=err.print,
-            )
-        )
         bar = stack.enter_context(
             Progress(*columns, console=err, transient=True, disable=not err.is_terminal)
         )
@@ -180,7 +195,20 @@ def ltswap(
                 tasks[stage] = bar.add_task(stage, total=total)
             bar.update(tasks[stage], completed=done, total=total)
 
-        result = run_ltswap(st, llm, params, out, progress)
+        plan = plan_ltswap(st, params, progress)  # unreadable stats fail here, before OUT gets a cache
+        llm = stack.enter_context(
+            open_run_llm(
+                backend=llm_backend,
+                model=model,
+                base_url=base_url,
+                cache=cache or out / "llm-cache.sqlite",
+                log_dir=out,
+                batch_size=batch_size,
+                say=err.print,
+                options=options,
+            )
+        )
+        result = run_ltswap(st, llm, params, out, progress, plan)
     _print(result)
 
 
@@ -189,15 +217,16 @@ def _print(result) -> None:  # type: ignore[no-untyped-def]
     from corpusbench.generators.ltswap.records import SUBTASKS
 
     # One row per stage, one column per subtask: a funnel reads top to bottom and fits 80 columns.
-    table = Table("stage", *SUBTASKS, title=f"LT-Swap funnel → {result.out}")
+    params = result.manifest.get("parameters") or {}
+    subtasks = [s for s in SUBTASKS if s in params.get("subtasks", SUBTASKS)]  # the requested ones
+    table = Table("stage", *subtasks, title=f"LT-Swap funnel → {result.out}")
     for col in table.columns[1:]:
         col.justify = "right"
-    totals = {sub: result.funnel.totals(sub) for sub in SUBTASKS}
+    totals = {sub: result.funnel.totals(sub) for sub in subtasks}
     for s in STAGES:
-        label = stage_label(s, result.manifest.get("parameters") or {})
-        table.add_row(label, *(f"{totals[sub][s]:,}" for sub in SUBTASKS))
+        table.add_row(stage_label(s, params), *(f"{totals[sub][s]:,}" for sub in subtasks))
     console.print(table)
-    for sub in SUBTASKS:
+    for sub in subtasks:
         if not result.quadruplets[sub]:
             why = empty_reason(result.funnel.totals(sub), result.funnel.reason_totals(sub))
             console.print(f"{sub}: [bold yellow]no quadruplets[/]: {why}", soft_wrap=True)
@@ -209,6 +238,16 @@ def _print(result) -> None:  # type: ignore[no-untyped-def]
         f"LLM: {rep.get('calls', 0):,} calls, {rep.get('cache_hits', 0):,} cache hits, "
         f"{rep.get('failures', 0):,} failures; {result.manifest['seconds']} s"
     )
+    _say_failures(rep.get("failures", 0), (result.manifest.get("llm") or {}).get("max_failures"))
+
+
+def _say_failures(failures: int, budget: str | None) -> None:
+    if failures:
+        console.print(
+            f"[bold yellow]warning:[/] {failures:,} LLM call(s) failed (allowed by --max-llm-failures "
+            f"{budget}); their items are dropped as *_llm_error. Rerun the same command to retry them.",
+            soft_wrap=True,
+        )
 
 
 def _judge_llm(
@@ -219,6 +258,7 @@ def _judge_llm(
     cache: Path | None,
     log_dir: Path,
     batch_size: int,
+    options,  # type: ignore[no-untyped-def]
 ):  # type: ignore[no-untyped-def]
     from corpusbench.generators.ltswap.session import open_run_llm
 
@@ -231,6 +271,7 @@ def _judge_llm(
             log_dir=log_dir,
             batch_size=batch_size,
             say=make_console(stderr=True).print,
+            options=options,
         )
     )
 
@@ -240,10 +281,10 @@ def judge_cmd(
     items: Path = typer.Argument(
         ...,
         help="Quadruplets, one JSON object a line: id, subtask, w1, w2, "
-        "s1_good, s2_good, s1_bad, s2_bad[, rule, context1, context2, tag1, tag2, lang].",
+        "s1_good, s2_good, s1_bad, s2_bad[, judge_rule, context1, context2, tag1, tag2, lang].",
     ),
     out: Path = typer.Option(
-        ..., "--out", "-o", help="Verdicts as JSON lines: id, keep, rule, threshold, margins."
+        ..., "--out", "-o", help="Verdicts as JSON lines: id, keep, filter_rule, threshold, margins, reason."
     ),
     filter_rule: str | None = FILTER_RULE,
     threshold: float | None = THRESHOLD,
@@ -253,6 +294,9 @@ def judge_cmd(
     cache: Path | None = typer.Option(None, "--cache", help="LLM result cache (default .cache/llm.sqlite)."),
     nonce: str = typer.Option("blick", "--nonce", help="Nonce word of WordSwap's pairwise game."),
     batch_size: int = typer.Option(8, "--batch-size", help="transformers backend: prompts per batch."),
+    llm_timeout: float = LLM_TIMEOUT,
+    llm_retries: int = LLM_RETRIES,
+    max_llm_failures: str = MAX_FAILURES,
 ) -> None:
     """Run only the LT-Swap filter on given quadruplets (e.g. re-filter a release with a stronger judge)."""
     from corpusbench.generators.ltswap.calibration import read_items
@@ -260,16 +304,18 @@ def judge_cmd(
     from corpusbench.io import write_jsonl
 
     rule = FilterRule(filter_rule or FilterRule().name, threshold)
+    options = _llm_options(llm_timeout, llm_retries, max_llm_failures)
     parsed, _ = read_items(items)  # a bad line fails here, before any model is loaded
     with contextlib.ExitStack() as stack:
-        llm = _judge_llm(stack, llm_backend, model, base_url, cache, out.parent, batch_size)
-        verdicts = judge_items(llm, parsed, rule, nonce)
+        llm = _judge_llm(stack, llm_backend, model, base_url, cache, out.parent, batch_size, options)
+        verdicts = judge_items(llm, parsed, rule, nonce)  # over the failure budget: raises, writes nothing
         describe = llm.describe()
+        failures = llm.report.failures
     rows = [
         {
             "id": it.id,
             "keep": v.keep,
-            "rule": v.rule,
+            "filter_rule": v.rule,
             "threshold": v.threshold,
             "margins": list(v.margins) if v.margins else None,
             "reason": v.reason,
@@ -283,6 +329,7 @@ def judge_cmd(
         f"{kept:,} of {len(rows):,} kept ({rule.name}, threshold {rule.threshold}; "
         f"judge {describe.get('model')}) → {out}"
     )
+    _say_failures(failures, describe.get("max_failures"))
 
 
 @ltswap_app.command("judge-check")
@@ -303,6 +350,9 @@ def judge_check_cmd(
     per_subtask: int | None = typer.Option(
         None, "--per-subtask", help="Measure on a balanced subset: N valid and N invalid items per subtask."
     ),
+    llm_timeout: float = LLM_TIMEOUT,
+    llm_retries: int = LLM_RETRIES,
+    max_llm_failures: str = MAX_FAILURES,
 ) -> None:
     """Measure a judge on labelled quadruplets: accuracy, first-option rate, keep-precision, keep-recall."""
     from corpusbench.generators.ltswap.calibration import (
@@ -316,15 +366,15 @@ def judge_check_cmd(
     from corpusbench.io import write_json
 
     src = items or CALIBRATION_SET
+    options = _llm_options(llm_timeout, llm_retries, max_llm_failures)
     parsed, labels = read_items(src, labelled=True)
     if per_subtask is not None:
         parsed, labels = balanced_subset(parsed, labels, per_subtask)
     rules = [FilterRule(r, threshold) for r in (filter_rules or RULES)]
     report: dict = {"items": str(src), "n": len(parsed), "rules": {}}
     with contextlib.ExitStack() as stack:
-        llm = _judge_llm(
-            stack, llm_backend, model, base_url, cache, out.parent if out else Path(".cache"), batch_size
-        )
+        log_dir = out.parent if out else Path(".cache")
+        llm = _judge_llm(stack, llm_backend, model, base_url, cache, log_dir, batch_size, options)
         report["llm"] = llm.describe()
         for rule in rules:
             verdicts = judge_items(llm, [_no_rule(it) for it in parsed], rule)
@@ -341,6 +391,7 @@ def judge_check_cmd(
             _print_scores(
                 f"judge {report['llm'].get('model')} · rule {rule.name} (threshold {rule.threshold})", rows
             )
+        _say_failures(llm.report.failures, report["llm"].get("max_failures"))
     if out is not None:
         write_json(out, report)
         console.print(f"figures → {out}")
@@ -349,7 +400,7 @@ def judge_check_cmd(
 def _no_rule(item):  # type: ignore[no-untyped-def]
     import dataclasses
 
-    return dataclasses.replace(item, rule=None)
+    return dataclasses.replace(item, judge_rule=None)
 
 
 def _pct(x: float | None) -> str:

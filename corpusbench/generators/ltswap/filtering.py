@@ -1,8 +1,9 @@
 """Stage 4: the LLM filter. Each paired draft becomes a ``JudgeItem`` judged under the run's
 ``FilterRule`` (``judging.py``: strict, debiased or pointwise; 4 prompts per quadruplet).
 
-A failed or unusable call drops the quadruplet for this run only: errors are not cached as final,
-so the next run asks again (the reference kept the error row and rejected every retried quadruplet).
+An unusable answer drops the quadruplet (``filter_no_answer``). A failed call stops the run unless
+the failure budget allows it (then ``filter_llm_error``, for this run only): errors are not cached as
+final, so the next run asks again (the reference kept the error row and rejected every retried quadruplet).
 """
 
 from __future__ import annotations

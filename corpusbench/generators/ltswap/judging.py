@@ -27,6 +27,7 @@ from typing import Any
 from corpusbench.errors import ConfigError, InputError
 from corpusbench.generators.ltswap import prompting
 from corpusbench.generators.ltswap.checks import match_case, nonce_form
+from corpusbench.generators.ltswap.records import AGREEMENT_RULES, SUBTASK_ALIASES
 from corpusbench.llm.records import ChoiceRequest, ChoiceResult
 
 RULES = ("strict", "debiased", "pointwise")
@@ -37,6 +38,8 @@ LP_FLOOR = -20.0  # log-prob of an option absent from the top tokens
 GEN_MARGIN = 5.0  # |margin| of an answer read from generated text (no log-probs)
 SUBTASK_NAMES = ("wordswap", "inflswap", "agrswap")
 FIELDS = ("w1", "w2", "s1_good", "s2_good", "s1_bad", "s2_bad")
+# what ``rule`` means in an LT-Swap row (records.Quadruplet): the agreement rule or the part of speech
+ROW_RULES = ("NOUN", "VERB", *AGREEMENT_RULES)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -57,20 +60,35 @@ class JudgeItem:
     tag1: str = ""
     tag2: str = ""
     lang: str = "en"
-    rule: str | None = None  # per-item rule (judge command); None: the run's rule
+    judge_rule: str | None = None  # the filter rule for this item (judge command); None: the run's rule
 
     @classmethod
     def from_dict(cls, row: Mapping[str, Any], where: str) -> JudgeItem:
-        """Validated item; a bad field is an ``InputError`` naming ``where`` (e.g. ``items.jsonl:7``)."""
+        """Validated item; a bad field is an ``InputError`` naming ``where`` (e.g. ``items.jsonl:7``).
+
+        ``subtask`` takes the release's spellings too (``inflectionswap``, ``agreementswap``). ``rule``
+        is what an LT-Swap row means by it (agreement rule or part of speech: not used to judge); in
+        older judge files it named the filter rule, and such a value is still read as ``judge_rule``."""
         if not isinstance(row, Mapping):
             raise InputError(f"{where}: expected a JSON object, got {type(row).__name__}")
         missing = [f for f in ("id", "subtask", *FIELDS) if f not in row]
         if missing:
             raise InputError(f"{where}: missing field(s) {', '.join(missing)}")
+        row = dict(row)
+        row["subtask"] = SUBTASK_ALIASES.get(row["subtask"], row["subtask"])
         if row["subtask"] not in SUBTASK_NAMES:
-            raise InputError(f"{where}: subtask {row['subtask']!r} is not one of {', '.join(SUBTASK_NAMES)}")
-        if row.get("rule") is not None and row["rule"] not in RULES:
-            raise InputError(f"{where}: rule {row['rule']!r} is not one of {', '.join(RULES)}")
+            names = ", ".join((*SUBTASK_NAMES, *SUBTASK_ALIASES))
+            raise InputError(f"{where}: subtask {row['subtask']!r} is not one of {names}")
+        legacy = row.pop("rule", None)
+        if legacy is not None and legacy not in (*RULES, *ROW_RULES):
+            raise InputError(
+                f"{where}: rule {legacy!r} is neither an LT-Swap rule ({', '.join(ROW_RULES)}) nor a "
+                f"filter rule ({', '.join(RULES)}; name it judge_rule)"
+            )
+        if legacy in RULES and row.get("judge_rule") is None:
+            row["judge_rule"] = legacy  # an older judge file
+        if row.get("judge_rule") is not None and row["judge_rule"] not in RULES:
+            raise InputError(f"{where}: judge_rule {row['judge_rule']!r} is not one of {', '.join(RULES)}")
         for f in (*FIELDS, "context1", "context2", "tag1", "tag2", "lang"):
             if f in row and not isinstance(row[f], str):
                 raise InputError(f"{where}: field {f!r} must be a string")
@@ -91,7 +109,9 @@ class JudgeItem:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Judgement:
     keep: bool
-    reason: str  # "" when kept; filter_rejected | filter_below_threshold | filter_no_answer
+    # "" when kept; filter_rejected | filter_below_threshold | filter_no_answer (an answer naming no
+    # option, or a prompt over the context) | filter_llm_error (a failed call; only under a failure budget)
+    reason: str
     rule: str
     threshold: float
     margins: tuple[float, float] | None  # per minimal pair, log-prob units
@@ -162,7 +182,8 @@ class FilterRule:
         """The verdict on the 4 answers to ``requests``."""
         base = {"rule": self.name, "threshold": float(self.threshold or 0.0)}
         if len(results) != 4 or not all(r.ok and r.choice is not None for r in results):
-            return Judgement(keep=False, reason="filter_no_answer", margins=None, first_option=None, **base)
+            why = "filter_llm_error" if any(r.status == "error" for r in results) else "filter_no_answer"
+            return Judgement(keep=False, reason=why, margins=None, first_option=None, **base)
         if self.name == "pointwise":
             y = [option_margin(r, "yes", "no") for r in results]
             margins = (y[0] - y[1], y[2] - y[3])
@@ -223,8 +244,11 @@ def _replace(text: str, word: str, by: str) -> str:
 def judge_items(
     llm: Any, items: Sequence[JudgeItem], rule: FilterRule, nonce: str = "blick", progress: Any = None
 ) -> list[Judgement]:
-    """Judge every item (its own ``rule`` if set, else ``rule``) in one batch of LLM calls."""
-    rules = [FilterRule(it.rule, None) if it.rule and it.rule != rule.name else rule for it in items]
+    """Judge every item (its own ``judge_rule`` if set, else ``rule``) in one batch of LLM calls."""
+    rules = [
+        FilterRule(it.judge_rule, None) if it.judge_rule and it.judge_rule != rule.name else rule
+        for it in items
+    ]
     reqs = [r for it, fr in zip(items, rules, strict=True) for r in fr.requests(it, nonce)]
     answers = llm.choose(reqs, progress) if reqs else []
     return [fr.judge(answers[4 * n : 4 * n + 4]) for n, fr in enumerate(rules)]

@@ -2,7 +2,9 @@
 
 Every LLM call goes through the caller's ``CachedLLM`` (``generate``/``choose``), which commits each
 answer as it arrives: a killed run, started again with the same parameters, re-sends nothing that
-had finished. Everything else is deterministic given (stats, parameters, seed, cached answers).
+had finished. A failed call stops the run (``llm.cache.TooManyFailures``, nothing written) unless the
+``CachedLLM``'s failure budget allows it. Everything else is deterministic given (stats, parameters,
+seed, cached answers). ``plan_ltswap`` is the LLM-free first part (stats -> candidates -> draws).
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from corpusbench.generators.ltswap.output import manifest, write_run
 from corpusbench.generators.ltswap.prompting import DEFAULT_WRITER, writer
 from corpusbench.generators.ltswap.records import (
     AGREEMENT_RULES,
+    SUBTASK_ALIASES,
     SUBTASKS,
     Candidate,
     InflectionPair,
@@ -84,6 +87,11 @@ class LtswapParams:
     filter_threshold: float | None = None  # None: the rule's default
 
     def __post_init__(self) -> None:
+        # the release's spellings (inflectionswap, agreementswap) name the same subtasks
+        object.__setattr__(self, "subtasks", tuple(SUBTASK_ALIASES.get(s, s) for s in self.subtasks))
+        if isinstance(self.max_per_bin, Mapping):
+            caps = {SUBTASK_ALIASES.get(k, k): v for k, v in self.max_per_bin.items()}
+            object.__setattr__(self, "max_per_bin", caps)
         if self.lang not in ("en", *MORPH_LANGS):
             raise ConfigError(f"LT-Swap supports --lang en, fr, de (got {self.lang!r})")
         if self.lang != "en":  # French/German: WordSwap only (no inflection lexicon / agreement checks)
@@ -121,6 +129,20 @@ class LtswapParams:
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+@dataclass(slots=True, kw_only=True)
+class LtswapPlan:
+    """Everything a run reads from the corpus stats, before any LLM call: candidates and the seeded
+    draws. Made first, so that unreadable stats fail before an output (or an LLM cache) exists."""
+
+    vocab: dict[str, int]
+    cands: list[Candidate]
+    cand_report: CandidateReport
+    lexicon: dict[str, str]
+    words: list[Candidate]
+    infl: list[InflectionPair]
+    agr: list[InflectionPair]
 
 
 @dataclass(slots=True, kw_only=True)
@@ -178,22 +200,17 @@ def _confirm(
     out = {}
     for pid, rs in reqs.items():
         res = [answers[r.id] for r in rs]
-        out[pid] = (
-            "confirm_no_answer"
-            if not all(r.ok for r in res)
-            else ""
-            if all(r.choice == "yes" for r in res)
-            else "not_same_lemma"
-        )
+        if any(r.status == "error" for r in res):  # a failed call (only under a failure budget)
+            out[pid] = "confirm_llm_error"
+        elif not all(r.ok for r in res):
+            out[pid] = "confirm_no_answer"
+        else:
+            out[pid] = "" if all(r.choice == "yes" for r in res) else "not_same_lemma"
     return out
 
 
-def run_ltswap(
-    stats: CorpusStats, llm: LLM, params: LtswapParams, out: str | Path, progress: Progress | None = None
-) -> LtswapResult:
-    """Build the three LT-Swap subtasks from ``stats`` with ``llm``; write them to ``out``."""
-    t0 = time.perf_counter()
-    out = Path(out)
+def plan_ltswap(stats: CorpusStats, params: LtswapParams, progress: Progress | None = None) -> LtswapPlan:
+    """Read the stats and draw the run's words and pairs (no LLM, nothing written)."""
     if stats.language != params.lang:
         raise ConfigError(f"{stats.path}: stats are for language {stats.language!r}, not {params.lang!r}")
     vocab = stats.vocabulary
@@ -205,6 +222,33 @@ def run_ltswap(
         cands, cand_report = build_morph_candidates(stats, _bar(progress, "candidates"))
         lexicon_info = describe_morph()
     words, infl, agr = sample_items(params, cands)
+    return LtswapPlan(
+        vocab=vocab,
+        cands=cands,
+        cand_report=cand_report,
+        lexicon=lexicon_info,
+        words=words,
+        infl=infl,
+        agr=agr,
+    )
+
+
+def run_ltswap(
+    stats: CorpusStats,
+    llm: LLM,
+    params: LtswapParams,
+    out: str | Path,
+    progress: Progress | None = None,
+    plan: LtswapPlan | None = None,
+) -> LtswapResult:
+    """Build the three LT-Swap subtasks from ``stats`` with ``llm``; write them to ``out``.
+
+    ``plan``: ``plan_ltswap(stats, params)`` when the caller made it already (before opening ``llm``)."""
+    t0 = time.perf_counter()
+    out = Path(out)
+    plan = plan or plan_ltswap(stats, params, progress)
+    vocab, cands, cand_report, lexicon_info = plan.vocab, plan.cands, plan.cand_report, plan.lexicon
+    words, infl, agr = plan.words, plan.infl, plan.agr
     funnel: Funnel = Funnel()
     rejects: list[dict[str, Any]] = []
     for w in words:

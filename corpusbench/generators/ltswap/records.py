@@ -12,6 +12,8 @@ from corpusbench.provenance import fingerprint
 
 Subtask = Literal["wordswap", "inflswap", "agrswap"]
 SUBTASKS: tuple[Subtask, ...] = ("wordswap", "inflswap", "agrswap")
+# the release's config spellings (publish/adapters/ltswap.py NAMES) name the same subtasks
+SUBTASK_ALIASES = {"inflectionswap": "inflswap", "agreementswap": "agrswap"}
 # Fine categories a candidate word can have (PTB tags; VBP is folded into VB and VBN into VBD, see lexicon).
 NOUN_TAGS = ("NN", "NNS")
 VERB_TAGS = ("VB", "VBD", "VBG", "VBZ")

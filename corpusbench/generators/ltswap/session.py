@@ -3,17 +3,37 @@
 ``corpus_stats`` loads a given stats folder or reuses/computes one under the output folder;
 ``open_run_llm`` opens the LLM behind the persistent answer cache and, for ``vllm-server`` without
 a URL, serves the model on a free loopback port for the duration of the ``with`` block. Without
-``model``, local backends use the default LT-Swap writer/judge (``make judge-model``).
+``model``, local backends use the default LT-Swap writer/judge (``make judge-model``). Every LT-Swap
+run has a failure budget (``LLMOptions.max_failures``, none by default): more failed calls stop it.
 """
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from corpusbench.corpus.store import CorpusStats
+from corpusbench.errors import ConfigError
+from corpusbench.llm.api import DEFAULT_RETRIES, DEFAULT_TIMEOUT
 from corpusbench.llm.cache import CachedLLM
+from corpusbench.llm.records import FailureBudget
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LLMOptions:
+    """How a run talks to its LLM server: seconds per call, retries, and the failure budget."""
+
+    timeout: float = DEFAULT_TIMEOUT
+    retries: int = DEFAULT_RETRIES
+    max_failures: FailureBudget = field(default_factory=FailureBudget)
+
+    def __post_init__(self) -> None:
+        if not self.timeout > 0:
+            raise ConfigError(f"--llm-timeout must be a positive number of seconds (got {self.timeout})")
+        if self.retries < 0:
+            raise ConfigError(f"--llm-retries must be 0 or more (got {self.retries})")
 
 
 def corpus_stats(
@@ -51,12 +71,17 @@ def open_run_llm(
     log_dir: Path,
     batch_size: int = 8,
     say: Callable[[str], None] = lambda _m: None,
+    options: LLMOptions | None = None,
 ) -> Iterator[CachedLLM]:
-    """The run's LLM; a ``vllm-server`` backend without ``base_url`` gets its own server (stopped after)."""
+    """The run's LLM; a ``vllm-server`` backend without ``base_url`` gets its own server (stopped after).
+
+    More failed calls than ``options.max_failures`` allows stop the run (``TooManyFailures``)."""
     from corpusbench.llm import LLMSpec, open_llm
     from corpusbench.llm.api import DEFAULT_BASE_URL, canonical_backend
 
     backend = canonical_backend(backend)
+    options = options or LLMOptions()
+    restart_hint = None
     if model is None and backend in ("vllm-server", "vllm-engine", "transformers") and base_url is None:
         from corpusbench.assets.judge_model import default_judge_model
 
@@ -73,11 +98,18 @@ def open_run_llm(
             )
             stack.enter_context(VLLMServer(server, log_dir / "vllm-server.log"))
             base_url, model = server.base_url, server.name
+            restart_hint = (
+                f"that server was started by this run: see {log_dir / 'vllm-server.log'} for why it "
+                "stopped, then rerun the same command to resume (it starts a new server)"
+            )
         spec = LLMSpec(
             backend=backend,
             model=model,
             base_url=base_url or DEFAULT_BASE_URL,
             cache=cache,
             batch_size=batch_size,
+            timeout=options.timeout,
+            max_retries=options.retries,
+            restart_hint=restart_hint,
         )
-        yield stack.enter_context(open_llm(spec))
+        yield stack.enter_context(open_llm(spec, options.max_failures))

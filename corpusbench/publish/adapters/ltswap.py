@@ -2,7 +2,8 @@
 
 Runs ``corpusbench.generators.ltswap.pipeline.run_ltswap`` over the generator's corpus with the spec's
 ``llm`` (its answers cached under the work dir, so a rebuild or a killed build re-sends nothing) and
-reuses the previous run when its parameters, corpus fingerprint and model are unchanged. Each
+reuses the previous run when its parameters, corpus fingerprint and model are unchanged and none of
+its LLM calls failed; the build log says which run it reuses, or which parameter differs. Each
 quadruplet gives two minimal pairs (S1 vs S1*, S2 vs S2*). The ``-prefix`` configs (paper §4.4) put
 before each sentence the corpus sentence of the word it contains (``prefix_good``/``prefix_bad``,
 not scored). A subtask with no quadruplet is left out and named, with its drop reasons, in the
@@ -22,6 +23,7 @@ import pandas as pd
 from corpusbench.corpus.bins import ltswap_bin_label
 from corpusbench.errors import ConfigError, InputError
 from corpusbench.io import read_json
+from corpusbench.llm.api import DEFAULT_RETRIES, DEFAULT_TIMEOUT
 from corpusbench.publish.plugins import GeneratorContext, ReleaseConfig, parse_params
 
 NAMES = {"wordswap": "wordswap", "inflswap": "inflectionswap", "agrswap": "agreementswap"}
@@ -45,7 +47,17 @@ LIMITATIONS = (
     "Bins are frequencies in the source corpus: they are meaningful for models trained on that corpus.",
 )
 STAGE_ORDER = ("candidates", "confirmed", "generated", "parsed", "checked", "paired")
-OWN_KEYS = ("base_url", "batch_size", "config_prefix", "prefix_variants", "stats", "reuse_run")
+OWN_KEYS = (
+    "base_url",
+    "batch_size",
+    "config_prefix",
+    "prefix_variants",
+    "stats",
+    "reuse_run",
+    "llm_timeout",
+    "llm_retries",
+    "max_llm_failures",
+)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -56,8 +68,26 @@ class AdapterParams:
     prefix_variants: bool = True
     stats: str | None = None  # a stats folder (default: the corpus's ``stats``, else computed)
     # a finished `corpusbench ltswap build` folder (e.g. the demo's out/demo/ltswap): used instead of a
-    # new run when its parameters, corpus fingerprint and model are this build's
+    # new run when its parameters, corpus fingerprint and model are this build's and no LLM call failed
     reuse_run: str | None = None
+    llm_timeout: float = DEFAULT_TIMEOUT  # seconds per call to the LLM server (`ltswap build --llm-timeout`)
+    llm_retries: int = DEFAULT_RETRIES
+    max_llm_failures: int | float | str = 0  # failed calls allowed: a count, a share (0.02) or "2%"
+
+    def __post_init__(self) -> None:
+        self.options()  # validates the three LLM settings
+
+    def options(self) -> Any:
+        """The run's ``session.LLMOptions``: timeout, retries and failure budget."""
+        from corpusbench.generators.ltswap.session import LLMOptions
+        from corpusbench.llm.records import FailureBudget
+
+        budget = FailureBudget.parse(self.max_llm_failures, "max_llm_failures")
+        try:
+            return LLMOptions(timeout=self.llm_timeout, retries=self.llm_retries, max_failures=budget)
+        except ConfigError as e:  # name the spec keys, not the CLI's options
+            msg = str(e).replace("--llm-timeout", "llm_timeout").replace("--llm-retries", "llm_retries")
+            raise ConfigError(msg) from None
 
 
 def build_configs(ctx: GeneratorContext) -> list[ReleaseConfig]:
@@ -89,9 +119,37 @@ def _model(ctx: GeneratorContext) -> str:
     return str(path) if path.is_dir() else ctx.llm.model
 
 
+def why_not_reused(
+    manifest: dict[str, Any] | None, params: dict[str, Any], corpus: dict[str, Any], model: str
+) -> str | None:
+    """Why a finished run (its ``manifest``) cannot stand for this build's run; None: it can."""
+    if manifest is None:
+        return "no manifest.json there (not a finished `corpusbench ltswap build` run)"
+    failures = (manifest.get("llm_report") or {}).get("failures") or 0
+    if failures:
+        return f"{failures} of its LLM calls failed (a run with failures is never reused)"
+    ran = manifest.get("parameters") or {}
+    diffs = [
+        f"{k} differs (spec {_show(params.get(k))}, run {_show(ran.get(k))})"
+        for k in sorted(set(params) | set(ran))
+        if params.get(k) != ran.get(k)
+    ]
+    if (ran_corpus := (manifest.get("corpus") or {}).get("fingerprint")) != corpus:
+        short = [str((fp or {}).get("sha256", fp))[:12] for fp in (corpus, ran_corpus)]
+        diffs.append(f"the corpus differs (fingerprint: spec {short[0]}, run {short[1]})")
+    if (run_model := (manifest.get("llm") or {}).get("model")) != model:
+        diffs.append(f"llm.model differs (spec {_show(model)}, run {_show(run_model)})")
+    return "; ".join(diffs) or None
+
+
+def _show(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def _run(ctx: GeneratorContext, own: AdapterParams, params: Any, run_dir: Path) -> dict[str, Any]:
     """The LT-Swap run of this build: reused when nothing it depends on changed, else (re)run."""
-    from corpusbench.generators.ltswap.pipeline import run_ltswap
+    from corpusbench.generators.ltswap.pipeline import plan_ltswap, run_ltswap
     from corpusbench.generators.ltswap.session import corpus_stats, open_run_llm
     from corpusbench.llm.server import served_name
 
@@ -99,33 +157,32 @@ def _run(ctx: GeneratorContext, own: AdapterParams, params: Any, run_dir: Path) 
     stats_dir = ctx.resolve_path(own.stats) if own.stats else ctx.corpus.stats
     stats = corpus_stats(ctx.corpus.path, stats_dir, ctx.work_dir, params.lang, say=ctx.log)
     model = _model(ctx)
+    wanted = json.loads(json.dumps(params.as_dict()))
 
-    def matching(folder: Path) -> dict[str, Any] | None:
+    def why_not(folder: Path) -> tuple[dict[str, Any] | None, str | None]:
         m = read_json(folder / "manifest.json") if (folder / "manifest.json").is_file() else None
-        if (
-            m is not None
-            and m.get("parameters") == json.loads(json.dumps(params.as_dict()))
-            and m["corpus"]["fingerprint"] == stats.fingerprint
-            and m["llm"].get("model") == served_name(model)
-        ):
-            return m
-        return None
+        return m, why_not_reused(m, wanted, stats.fingerprint, served_name(model))
 
-    if (old := matching(run_dir)) is not None:
-        ctx.log(f"ltswap: reusing {run_dir}")
-        return old
+    old, why = why_not(run_dir)
+    if why is None:
+        ctx.log(f"ltswap: reusing {run_dir} (this build's earlier run)")
+        return old  # type: ignore[return-value]
+    if old is not None:
+        ctx.log(f"ltswap: not reusing {run_dir} (this build's earlier run): {why}")
     if own.reuse_run:
         src = ctx.resolve_path(own.reuse_run)
-        if (old := matching(src)) is not None:
+        old, why = why_not(src)
+        if why is None:
             import shutil
 
-            ctx.log(f"ltswap: reusing the finished run {src}")
+            ctx.log(f"ltswap: reusing {src}")
             shutil.rmtree(run_dir, ignore_errors=True)
             shutil.copytree(
                 src, run_dir, ignore=shutil.ignore_patterns("llm-cache.sqlite*", "stats", "*.log")
             )
-            return old
-        ctx.log(f"ltswap: {src} is not a finished run with this build's parameters, corpus and model")
+            return old  # type: ignore[return-value]
+        ctx.log(f"ltswap: not reusing {src}: {why}")
+    plan = plan_ltswap(stats, params)  # unreadable stats fail here, before the LLM starts
     ctx.log(
         f"ltswap: generating with {ctx.llm.backend} {served_name(model)} (answers cached in the work dir)"
     )
@@ -138,8 +195,9 @@ def _run(ctx: GeneratorContext, own: AdapterParams, params: Any, run_dir: Path) 
         log_dir=ctx.work_dir,
         batch_size=own.batch_size,
         say=ctx.log,
+        options=own.options(),
     ) as llm:
-        result = run_ltswap(stats, llm, params, run_dir)
+        result = run_ltswap(stats, llm, params, run_dir, plan=plan)
     return result.manifest
 
 

@@ -55,5 +55,5 @@ def test_default_judge_keeps_valid_quadruplets_and_ranks_them_above_invalid_ones
     assert r.exit_code == 0, r.output
     rows = {x["id"]: x for x in map(json.loads, out.read_text().splitlines())}
     assert rows["valid-ws"]["keep"] and rows["valid-agr"]["keep"], rows
-    assert all(x["rule"] == "pointwise" and len(x["margins"]) == 2 for x in rows.values())
+    assert all(x["filter_rule"] == "pointwise" and len(x["margins"]) == 2 for x in rows.values())
     assert min(rows["valid-agr"]["margins"]) > max(rows["invalid-agr"]["margins"]), rows

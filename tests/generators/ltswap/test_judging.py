@@ -71,7 +71,9 @@ def test_pointwise_compares_good_and_bad_sentences():
     ]
     assert FilterRule("pointwise").judge(missing * 2).margins[0] > 15  # absent "yes" counts as the floor
     failed = [*answers[:3], ChoiceResult(id="x", status="error", error="boom")]
-    assert FilterRule("pointwise").judge(failed).reason == "filter_no_answer"
+    assert FilterRule("pointwise").judge(failed).reason == "filter_llm_error"  # a failed call
+    rejected = [*answers[:3], ChoiceResult(id="x", status="reject", error="no option in answer")]
+    assert FilterRule("pointwise").judge(rejected).reason == "filter_no_answer"  # an answer, but no option
 
 
 def test_requests_follow_the_rule_and_play_the_nonce_game():
@@ -127,10 +129,27 @@ def test_scores():
     assert rows["all"].accuracy == rows["all"].keep_precision
 
 
+def test_release_spellings_and_the_two_rules_are_read_apart():
+    """An LT-Swap row's ``rule`` (agreement rule or POS) is not a filter rule; the release's subtask
+    names work; ``judge_rule`` names the filter rule, and old files' ``rule: strict`` still means it."""
+    row = {**ITEM, "subtask": "agreementswap", "rule": "SVSHORT"}
+    item = JudgeItem.from_dict(row, "t")
+    assert item.subtask == "agrswap" and item.judge_rule is None
+    assert (
+        JudgeItem.from_dict({**ITEM, "subtask": "inflectionswap", "rule": "NOUN"}, "t").subtask == "inflswap"
+    )
+    assert (
+        JudgeItem.from_dict({**ITEM, "judge_rule": "debiased", "rule": "VERB"}, "t").judge_rule == "debiased"
+    )
+    assert JudgeItem.from_dict({**ITEM, "rule": "strict"}, "t").judge_rule == "strict"  # an older file
+    with pytest.raises(InputError, match="judge_rule 'lenient'"):
+        JudgeItem.from_dict({**ITEM, "judge_rule": "lenient"}, "t")
+
+
 def test_judge_items_uses_each_items_rule():
     backend = ScriptedBackend()
     item = JudgeItem.from_dict(ITEM, "t")
-    strict = JudgeItem.from_dict({**ITEM, "id": "q2", "rule": "strict"}, "t")
+    strict = JudgeItem.from_dict({**ITEM, "id": "q2", "judge_rule": "strict"}, "t")
     for r in FilterRule("pointwise").requests(item):
         backend.top[r.prompt] = (
             [("yes", -0.1), ("no", -3.0)]
@@ -167,7 +186,8 @@ def test_judge_command_writes_verdicts_and_names_a_bad_line(tmp_path):
     rows = [json.loads(x) for x in out.read_text().splitlines()]
     assert [x["id"] for x in rows] == ["q1", "q2"]
     assert all(
-        x["keep"] is False and x["rule"] == "debiased" and x["reason"] == "filter_no_answer" for x in rows
+        x["keep"] is False and x["filter_rule"] == "debiased" and x["reason"] == "filter_no_answer"
+        for x in rows
     )
     items.write_text(json.dumps(ITEM) + "\n{not json\n")
     r = CliRunner().invoke(

@@ -1,0 +1,149 @@
+"""A loopback stand-in for an OpenAI-compatible chat server that fails on demand (tests only).
+
+A real vLLM server cannot be made to answer 500, hang or send broken JSON on demand. ``FakeOpenAI``
+answers every ``POST /chat/completions`` according to ``mode`` (the whole server) or ``script``
+(per prompt: a list of modes used one per request, the last one repeating):
+
+- ``ok``: a completion whose text echoes the prompt, with top log-probs for yes/no and A/B;
+- ``500``, ``503``: that HTTP status with an OpenAI error body;
+- ``garbage``: HTTP 200 with a body that is not JSON;
+- ``no_choices``: HTTP 200 with ``"choices": []``;
+- ``no_logprobs``: HTTP 200, a completion without log-probs;
+- ``empty``: HTTP 200, an empty completion;
+- ``slow``: waits ``delay`` seconds, then answers ``ok``;
+- ``too_long``, ``bad_request``, ``wrong_model``: the 400/404 errors a vLLM server sends;
+- ``drop``: closes the connection without an answer (a server that died mid-run).
+
+``hits`` counts requests per prompt; ``requests`` counts them all. Use it as a context manager.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections import Counter
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from corpusbench.llm.server import free_port
+
+MODES = (
+    "ok",
+    "500",
+    "503",
+    "garbage",
+    "no_choices",
+    "no_logprobs",
+    "empty",
+    "slow",
+    "too_long",
+    "bad_request",
+    "wrong_model",
+    "drop",
+)
+TOP = [("yes", -0.1), ("A", -0.2), ("no", -2.5), ("B", -2.6)]
+
+
+def completion(content: str, top: list[tuple[str, float]] | None = TOP) -> dict[str, Any]:
+    """A chat completion; ``top``: the first token's top log-probs (None: no log-probs at all)."""
+    choice: dict[str, Any] = {"message": {"content": content}, "finish_reason": "stop"}
+    if top is not None:
+        tops = [{"token": t, "logprob": lp} for t, lp in top]
+        choice["logprobs"] = {"content": [{"token": top[0][0], "logprob": top[0][1], "top_logprobs": tops}]}
+    return {"choices": [choice], "usage": {"prompt_tokens": 7, "completion_tokens": 2}}
+
+
+class _QuietServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        pass  # a client that gave up (timeout) breaks the pipe: not a test failure, and no traceback
+
+
+class FakeOpenAI:
+    def __init__(self, model: str = "fake", mode: str = "ok", delay: float = 1.0, port: int | None = None):
+        assert mode in MODES, mode
+        self.model, self.mode, self.delay = model, mode, delay
+        self.script: dict[str, list[str]] = {}
+        self.hits: Counter[str] = Counter()
+        self.requests = 0
+        self._lock = threading.Lock()
+        self._server = _QuietServer(("127.0.0.1", port or free_port()), _handler(self))
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self._server.server_address[1]}/v1"
+
+    def reset(self, mode: str = "ok") -> None:
+        """Answer every request with ``mode`` from now on; forget the script and the counts."""
+        assert mode in MODES, mode
+        with self._lock:
+            self.mode, self.script, self.requests = mode, {}, 0
+            self.hits.clear()
+
+    def _mode_for(self, prompt: str) -> str:
+        with self._lock:
+            self.hits[prompt] += 1
+            self.requests += 1
+            steps = self.script.get(prompt)
+            if not steps:
+                return self.mode
+            return steps.pop(0) if len(steps) > 1 else steps[0]
+
+    def __enter__(self) -> FakeOpenAI:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+
+def _handler(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:  # keep pytest output clean
+            pass
+
+        def _send(self, code: int, body: object) -> None:
+            data = body if isinstance(body, bytes) else json.dumps(body).encode()
+            self.send_response(code)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_GET(self) -> None:
+            self._send(200, {"object": "list", "data": [{"id": fake.model}]})
+
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            prompt = body["messages"][-1]["content"]
+            if body["messages"][-1]["role"] == "assistant":  # an answer prefix: the question is before it
+                prompt = body["messages"][-2]["content"]
+            mode = fake._mode_for(prompt)
+            if mode == "slow":
+                time.sleep(fake.delay)
+            if mode == "drop":
+                self.close_connection = True
+                return None
+            errors = {
+                "500": (500, "engine exploded"),
+                "503": (503, "overloaded"),
+                "too_long": (400, "This model's maximum context length is 2048 tokens."),
+                "bad_request": (400, "temperature must be >= 0"),
+                "wrong_model": (404, f"The model `{body.get('model')}` does not exist."),
+            }
+            if mode in errors:
+                code, message = errors[mode]
+                return self._send(code, {"error": {"message": message}})
+            if mode == "garbage":
+                return self._send(200, b"{not json")
+            if mode == "no_choices":
+                return self._send(200, {"choices": []})
+            if mode == "empty":  # no option among the top tokens, and an empty generation
+                return self._send(200, completion("", top=[("\n", -0.1)]))
+            return self._send(200, completion(f"echo {prompt}", top=None if mode == "no_logprobs" else TOP))
+
+    return Handler
