@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.table import Table
@@ -18,6 +19,9 @@ from corpusbench.console import make_console
 from corpusbench.errors import ConfigError
 from corpusbench.generators.ltswap.prompting import DEFAULT_WRITER
 from corpusbench.llm.api import BACKEND_HELP, DEFAULT_BACKEND, DEFAULT_RETRIES, DEFAULT_TIMEOUT
+
+if TYPE_CHECKING:
+    from corpusbench.generators.ltswap.session import LLMOptions
 
 console = make_console()
 
@@ -74,7 +78,7 @@ def _csv(value: str | None) -> tuple[str, ...] | None:
     return tuple(v.strip() for v in value.split(",") if v.strip()) if value else None
 
 
-def _llm_options(timeout: float, retries: int, max_failures: str):  # type: ignore[no-untyped-def]
+def _llm_options(timeout: float, retries: int, max_failures: str) -> LLMOptions:
     from corpusbench.generators.ltswap.session import LLMOptions
     from corpusbench.llm.records import FailureBudget
 
@@ -258,7 +262,7 @@ def _judge_llm(
     cache: Path | None,
     log_dir: Path,
     batch_size: int,
-    options,  # type: ignore[no-untyped-def]
+    options: LLMOptions,
 ):  # type: ignore[no-untyped-def]
     from corpusbench.generators.ltswap.session import open_run_llm
 
