@@ -16,7 +16,11 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from corpusbench.errors import InputError
+from corpusbench.errors import CorpusbenchError, InputError
+
+#: Most nodes a YAML document may expand to (aliases counted at their full size): a release spec or an
+#: eval config has a few hundred; a "billion laughs" bomb has billions.
+YAML_MAX_NODES = 100_000
 
 
 def _umask() -> int:
@@ -30,11 +34,35 @@ def _publish_mode(path: str | os.PathLike[str], *, directory: bool = False) -> N
     os.chmod(path, (0o777 if directory else 0o666) & ~_umask())
 
 
+def check_folder_path(path: str | os.PathLike[str]) -> Path:
+    """Refuse (one ``InputError``) a folder path that a file blocks: ``path`` or one of its parents."""
+    path = Path(path)
+    for p in (path, *path.parents):
+        if p.exists():
+            if not p.is_dir():
+                what = "output folder" if p == path else f"folder of {path}"
+                raise InputError(f"{p}: is a file, not a folder (wanted as the {what})")
+            break
+    return path
+
+
+def ensure_dir(path: str | os.PathLike[str]) -> Path:
+    """Create folder ``path`` (and its parents); a file in the way is one ``InputError`` naming it."""
+    path = check_folder_path(path)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise InputError(f"{path}: cannot create folder ({e.strerror or e})") from None
+    return path
+
+
 @contextlib.contextmanager
 def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     """Yield a temporary path next to ``path`` for writers that want a filename; rename it on success."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.is_dir():
+        raise InputError(f"{path}: is a folder, not a file")
+    ensure_dir(path.parent)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     os.close(fd)
     try:
@@ -64,10 +92,8 @@ def atomic_dir(path: str | os.PathLike[str], *, overwrite: bool = True) -> Itera
 
     If the body raises, the temporary folder is removed and ``path`` is untouched.
     """
-    path = Path(path)
-    if path.exists() and not path.is_dir():
-        raise InputError(f"{path}: output path exists and is not a directory")
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path = check_folder_path(path)
+    ensure_dir(path.parent)
     tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))
     try:
         yield tmp
@@ -94,8 +120,73 @@ def write_json(path: str | os.PathLike[str], obj: Any) -> None:
 
 
 def read_json(path: str | os.PathLike[str]) -> Any:
-    with open(path, encoding="utf-8") as fh:
-        return json.load(fh)
+    """Parse a JSON file; a corrupt or non-UTF-8 file is one ``InputError`` naming it."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return json.load(fh)
+    except json.JSONDecodeError as e:
+        raise InputError(f"{path}:{e.lineno}: not valid JSON ({e.msg}); a damaged file?") from None
+    except UnicodeDecodeError as e:
+        raise InputError(f"{path}: not UTF-8 text (byte offset {e.start}); a damaged file?") from None
+
+
+def load_yaml(
+    text: str, where: str, *, error: type[CorpusbenchError] = InputError, max_nodes: int = YAML_MAX_NODES
+) -> Any:
+    """``yaml.safe_load`` that refuses documents whose aliases expand beyond ``max_nodes`` nodes
+    (or refer to themselves) before building them; every problem is one ``error`` naming ``where``."""
+    import yaml
+
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _check_expansion(node, where, error, max_nodes)
+        return loader.construct_document(node)
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        at = f"{where}:{mark.line + 1}" if mark and "\n" in text.strip() else where
+        problem = getattr(e, "problem", None) or str(e).splitlines()[0]
+        raise error(f"{at}: not valid YAML ({problem})") from None
+    except RecursionError:
+        raise error(f"{where}: YAML nested too deeply") from None
+    finally:
+        loader.dispose()
+
+
+def _check_expansion(root: Any, where: str, error: type[CorpusbenchError], max_nodes: int) -> None:
+    """Count the nodes of a composed YAML graph as if every alias were written out (memoised, so a
+    bomb costs as little as its text); refuse more than ``max_nodes`` or an alias inside itself."""
+    import yaml
+
+    size: dict[int, int] = {}
+    open_: set[int] = set()
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        key = id(node)
+        children: list[Any] = []
+        if isinstance(node, yaml.SequenceNode):
+            children = list(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            children = [n for pair in node.value for n in pair]
+        if done:
+            open_.discard(key)
+            size[key] = 1 + sum(size[id(c)] for c in children)
+            if size[key] > max_nodes:
+                raise error(
+                    f"{where}: YAML aliases expand to more than {max_nodes:,} values "
+                    "(a 'billion laughs' document?); write the values out"
+                )
+            continue
+        if key in size:
+            continue
+        if key in open_:
+            raise error(f"{where}:{node.start_mark.line + 1}: a YAML alias refers to itself")
+        open_.add(key)
+        stack.append((node, True))
+        stack.extend((c, False) for c in children if id(c) not in size)
 
 
 def write_jsonl(path: str | os.PathLike[str], rows: Iterable[dict[str, Any]]) -> int:

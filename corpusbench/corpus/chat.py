@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from corpusbench.corpus.readers import MAX_LINE_BYTES
 from corpusbench.corpus.records import Utterance
 from corpusbench.errors import InputError
 
@@ -108,12 +109,20 @@ def clean_words(words: Iterable[str]) -> str:
 # --- structure check --------------------------------------------------------------------------
 
 
+_LONG = "longer than {:,} bytes; not a transcript? (--max-line-bytes raises the limit)"
+
+
 def _fail(name: str, lineno: int, msg: str) -> InputError:
     return InputError(f"{name}:{lineno}: malformed CHAT: {msg}")
 
 
-def check_chat_structure(text: str, name: str) -> None:
-    """Raise one :class:`InputError` ("file:line: ...") for the first structural CHAT error."""
+def _too_long(text: str, limit: int) -> bool:
+    return len(text) > limit // 4 and len(text.encode("utf-8")) > limit
+
+
+def check_chat_structure(text: str, name: str, max_line_bytes: int = MAX_LINE_BYTES) -> None:
+    """Raise one :class:`InputError` ("file:line: ...") for the first structural CHAT error, or for a
+    line or utterance (a main tier with its continuation lines) longer than ``max_line_bytes``."""
     if "\x00" in text:
         raise InputError(f"{name}: binary data (NUL bytes), not a CHAT transcript")
     lines = text.splitlines()
@@ -124,6 +133,8 @@ def check_chat_structure(text: str, name: str) -> None:
     prev = ""  # kind of the previous line: "header", "main", "dep"
     pending: tuple[int, str] | None = None  # main tier (with continuations) awaiting the bracket check
     for i, line in enumerate(lines, 1):
+        if _too_long(line, max_line_bytes):
+            raise InputError(f"{name}:{i}: line {_LONG.format(max_line_bytes)}")
         if not line.strip():
             continue
         if line.startswith("\t"):
@@ -131,6 +142,8 @@ def check_chat_structure(text: str, name: str) -> None:
                 raise _fail(name, i, "continuation line without a tier")
             if pending and prev == "main":
                 pending = (pending[0], pending[1] + " " + line.strip())
+                if _too_long(pending[1], max_line_bytes):
+                    raise InputError(f"{name}:{pending[0]}: utterance {_LONG.format(max_line_bytes)}")
             continue
         if pending:
             _check_brackets(name, *pending)
@@ -195,12 +208,17 @@ def _check_brackets(name: str, lineno: int, tier: str) -> None:
 
 
 def read_chat_text(
-    text: str, name: str, *, roles: SpeakerRoles | None = None, keep_empty: bool = False
+    text: str,
+    name: str,
+    *,
+    roles: SpeakerRoles | None = None,
+    keep_empty: bool = False,
+    max_line_bytes: int = MAX_LINE_BYTES,
 ) -> Iterator[Utterance]:
     """Parse one CHAT transcript given as a string; ``name`` labels the file in ids and errors."""
     import pylangacq
 
-    check_chat_structure(text, name)
+    check_chat_structure(text, name, max_line_bytes)
     try:
         reader = pylangacq.CHAT.from_strs(
             [text], ids=[name], parallel=False, strict=False, mor_tier=None, gra_tier=None
@@ -266,19 +284,32 @@ def chat_inputs(paths: Sequence[str | Path]) -> list[tuple[str, Path]]:
 
 
 def read_chat_file(
-    path: str | Path, *, name: str | None = None, roles: SpeakerRoles | None = None, keep_empty: bool = False
+    path: str | Path,
+    *,
+    name: str | None = None,
+    roles: SpeakerRoles | None = None,
+    keep_empty: bool = False,
+    max_line_bytes: int = MAX_LINE_BYTES,
 ) -> Iterator[Utterance]:
     """Read one CHAT file; ``name`` (default: the file name) labels it in ids and errors."""
     path = Path(path)
-    yield from read_chat_text(_decode(path), name or path.name, roles=roles, keep_empty=keep_empty)
+    yield from read_chat_text(
+        _decode(path), name or path.name, roles=roles, keep_empty=keep_empty, max_line_bytes=max_line_bytes
+    )
 
 
 def read_chat(
-    paths: Sequence[str | Path], *, roles: SpeakerRoles | None = None, keep_empty: bool = False
+    paths: Sequence[str | Path],
+    *,
+    roles: SpeakerRoles | None = None,
+    keep_empty: bool = False,
+    max_line_bytes: int = MAX_LINE_BYTES,
 ) -> Iterator[Utterance]:
     """Read CHAT files/folders in a fixed (sorted) order."""
     for label, path in chat_inputs(paths):
-        yield from read_chat_text(_decode(path), label, roles=roles, keep_empty=keep_empty)
+        yield from read_chat_text(
+            _decode(path), label, roles=roles, keep_empty=keep_empty, max_line_bytes=max_line_bytes
+        )
 
 
 # --- dialogue tables --------------------------------------------------------------------------
@@ -318,11 +349,13 @@ def read_dialogue_table(
     columns: TableColumns = TableColumns(),
     roles: SpeakerRoles | None = None,
     clean: Callable[[str], str] | None = None,
+    max_line_bytes: int = MAX_LINE_BYTES,
 ) -> Iterator[Utterance]:
     """Read a dialogue table: one row per utterance with session, speaker and text columns.
 
     Sessions are emitted sorted by name; rows keep file order within a session unless
     ``columns.order`` names a sort column. The ``file`` of each utterance is the session value.
+    An utterance longer than ``max_line_bytes`` is one ``InputError`` naming its row.
     """
     path = Path(path)
     if not path.is_file():
@@ -347,6 +380,9 @@ def read_dialogue_table(
         for index, row in enumerate(group.itertuples(index=False)):
             rec = row._asdict()
             raw = "" if rec[columns.text] is None else str(rec[columns.text])
+            if _too_long(raw, max_line_bytes):
+                where = f"{path}: session {session!r}, utterance {index + 1}"
+                raise InputError(f"{where}: {_LONG.format(max_line_bytes)}")
             text = clean(raw)
             if not text:
                 continue

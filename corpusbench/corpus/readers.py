@@ -32,6 +32,7 @@ READERS = ("auto", "text", "jsonl", "parquet", "hf-disk", "hub", "chat")
 TEXT_SUFFIXES = {".txt", ".text", ".tok", ".train", ".dev", ".test"}
 COMPRESSED = {".gz", ".zst"}
 BINARY_PROBE = 8192
+MAX_LINE_BYTES = 1_000_000  # longest accepted line (``--max-line-bytes``); CHAT utterances too
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -48,7 +49,7 @@ class CorpusSpec:
     doc_unit: str = (
         "auto"  # "line" | "paragraph" | "auto" (``corpus.docunit``: paragraph for hard-wrapped text)
     )
-    max_line_bytes: int = 1_000_000
+    max_line_bytes: int = MAX_LINE_BYTES
     paragraph_max_chars: int = 65_536
     limit: int | None = None  # stop after this many documents (quick looks)
     extra: dict[str, str] = field(default_factory=dict)
@@ -133,8 +134,18 @@ def iter_files(root: Path) -> list[Path]:
             p = Path(dirpath) / name
             if name.startswith(".") or file_kind(p) is None:
                 continue
+            if not p.is_file():  # a dangling link or a symlink loop
+                raise InputError(f"{p}: cannot read ({_why_unreadable(p)})")
             files.append(p)
     return sorted(files, key=lambda f: f.relative_to(root).as_posix())
+
+
+def _why_unreadable(path: Path) -> str:
+    try:
+        path.stat()
+    except OSError as e:
+        return e.strerror or str(e)
+    return "not a regular file"
 
 
 def _open_binary(path: Path) -> BinaryIO:
@@ -149,7 +160,7 @@ def _open_binary(path: Path) -> BinaryIO:
 
 
 def iter_lines(
-    path: Path, *, encoding: str = "utf-8", max_line_bytes: int = 1_000_000, display: str | None = None
+    path: Path, *, encoding: str = "utf-8", max_line_bytes: int = MAX_LINE_BYTES, display: str | None = None
 ) -> Iterator[tuple[int, str]]:
     """(1-based line number, decoded line without newline); binary and bad input raise ``InputError``."""
     where = display or str(path)
@@ -264,7 +275,7 @@ def _parquet_documents(path: Path, rel: str, spec: CorpusSpec) -> Iterator[Docum
 def _chat_documents(path: Path, rel: str, spec: CorpusSpec) -> Iterator[Document]:
     from corpusbench.corpus.chat import read_chat_file  # pylangacq is imported only for CHAT input
 
-    for utt in read_chat_file(path, name=rel):
+    for utt in read_chat_file(path, name=rel, max_line_bytes=spec.max_line_bytes):
         if utt.text.strip():
             yield Document(id=utt.id, text=utt.text, source=rel)
 

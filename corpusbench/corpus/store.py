@@ -29,6 +29,12 @@ from corpusbench.io import read_json
 
 COUNT_KEYS = ("form", "tag", "pos", "lemma", "morph")
 FILES = ("counts.parquet", "forms.parquet", "contexts.parquet", "manifest.json")
+MANIFEST_KEYS = ("language", "corpus", "totals")
+REDO = "the stats folder is damaged; run `corpusbench stats CORPUS --out DIR` again"
+
+
+def _first_line(error: Exception) -> str:
+    return (str(error).strip().splitlines() or [type(error).__name__])[0][:200]
 
 
 @dataclass(frozen=True)
@@ -47,19 +53,34 @@ class CorpusStats:
                 f"{path}: not a corpusbench stats folder (missing {', '.join(missing)}); "
                 "run `corpusbench stats CORPUS --out DIR` first"
             )
-        return cls(path=path, manifest=read_json(path / "manifest.json"))
+        manifest = read_json(path / "manifest.json")
+        missing = [k for k in MANIFEST_KEYS if not isinstance(manifest, dict) or k not in manifest]
+        if missing:
+            raise InputError(
+                f"{path / 'manifest.json'}: not a stats manifest (no {', '.join(missing)}); {REDO}"
+            )
+        return cls(path=path, manifest=manifest)
 
     @cached_property
     def counts(self) -> pd.DataFrame:
-        return pd.read_parquet(self.path / "counts.parquet")
+        return self._table("counts.parquet")
 
     @cached_property
     def forms(self) -> pd.DataFrame:
-        return pd.read_parquet(self.path / "forms.parquet")
+        return self._table("forms.parquet")
 
     @cached_property
     def contexts(self) -> pd.DataFrame:
-        return pd.read_parquet(self.path / "contexts.parquet")
+        return self._table("contexts.parquet")
+
+    def _table(self, name: str) -> pd.DataFrame:
+        """One table of the folder; a damaged file is one ``InputError`` naming it."""
+        try:
+            return pd.read_parquet(self.path / name)
+        except Exception as e:  # pyarrow raises ArrowInvalid, OSError... for damaged files
+            raise InputError(
+                f"{self.path / name}: not a readable parquet file ({_first_line(e)}); {REDO}"
+            ) from None
 
     @cached_property
     def vocabulary(self) -> dict[str, int]:

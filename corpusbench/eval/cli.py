@@ -141,6 +141,11 @@ def run_cmd(
     share_prefixes: bool = typer.Option(
         True, help="Causal: run token prefixes shared by several sentences once (same scores, faster)."
     ),
+    verify: bool = typer.Option(
+        True,
+        help="A local release: check each scored config's files against provenance.json first "
+        "(--no-verify scores them as they are; results.json records it).",
+    ),
 ) -> None:
     """Score a model on a release or on minimal pairs: results.json (with `benchmarks`), scores.parquet,
     plots and summary.md in --out."""
@@ -177,6 +182,7 @@ def run_cmd(
         context_tokens=context_tokens,
         trust_remote_code=trust_remote_code,
         share_prefixes=share_prefixes,
+        verify=verify,
     )
     with _progress() as factory:
         report = run_eval(spec, progress=factory)

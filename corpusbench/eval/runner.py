@@ -55,6 +55,7 @@ class EvalSpec:
     context_tokens: int | None = None  # CAC: token window (None: cap with --limit, else the model's)
     trust_remote_code: bool = False
     share_prefixes: bool = True  # causal: shared token prefixes run once (prefix-tree rows)
+    verify: bool = True  # a local release: check its data files against provenance.json before scoring
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -466,7 +467,7 @@ def run_eval(spec: EvalSpec, progress: ProgressFactory | None = None) -> EvalRep
     if cac_run.is_cac_folder(spec.dataset):
         return cac_run.run_cac_eval(spec, progress)
     t0 = time.perf_counter()
-    release = find_release(spec.dataset)
+    release = find_release(spec.dataset, verify=spec.verify)
     skipped: dict[str, str] = {}
     cac_entries: list[ConfigEntry] = []
     if release is not None:
@@ -529,7 +530,10 @@ def run_eval(spec: EvalSpec, progress: ProgressFactory | None = None) -> EvalRep
             "dataset_fingerprint": "",
         }
     if release is not None:
-        dataset_prov |= {"release_fingerprint": release.release_fingerprint}
+        dataset_prov |= {
+            "release_fingerprint": release.release_fingerprint,
+            "release_verification": release.verification,
+        }
     provenance = {
         "model": model_provenance,
         "dataset": dataset_prov,

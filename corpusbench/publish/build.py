@@ -17,6 +17,7 @@ needed, and then its ``audit.json`` (and the card's audit section) is kept when 
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -24,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from corpusbench.errors import ConfigError, CorpusbenchError, InputError
-from corpusbench.io import atomic_dir, read_json, write_json
+from corpusbench.io import atomic_dir, check_folder_path, ensure_dir, read_json, write_json
 from corpusbench.provenance import code_version, file_sha256, fingerprint
 from corpusbench.publish import tables
 from corpusbench.publish.licences import most_restrictive
@@ -43,6 +44,7 @@ from corpusbench.publish.spec import GeneratorSpec, ReleaseSpec
 log = logging.getLogger(__name__)
 FORMAT = "corpusbench-release/1"
 SPLIT = "test"
+SPEC_KEYS = ("generators.", "corpora.", "llm:", "llm.")  # how errors about a spec field start
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -70,7 +72,10 @@ def build_release(
 ) -> BuildResult:
     """Run every generator of ``spec`` and write the release folder; returns its path and manifest.
 
-    Refuses (``InputError``, nothing written) when the version folder exists, unless ``force``."""
+    Refuses (``InputError``, nothing written) when the version folder exists, unless ``force``.
+    Errors about the spec name its file; a failed build removes the folders it created and left
+    empty (a generator's non-empty work folder stays: its cache lets the next build resume).
+    """
     say = on_event or (lambda msg: log.info("%s", msg))
     out = Path(out_root) / spec.name / spec.version
     if out.exists() and not force:
@@ -78,8 +83,28 @@ def build_release(
             f"{out} exists: release {spec.name} {spec.tag} was built before; bump version in the spec, "
             "or rebuild it with --force (its audit is kept only if the data is unchanged)"
         )
-    old_audit = _previous_audit(out)
     work_root = Path(work_root) if work_root else Path(out_root) / ".work" / spec.name
+    for folder in (out, work_root):
+        check_folder_path(folder)
+    old_audit = _previous_audit(out)
+    created = [p for p in (out.parent, *out.parent.parents, work_root, *work_root.parents) if not p.exists()]
+    try:
+        return _build(spec, out, work_root, old_audit, say, created)
+    except BaseException as e:
+        _remove_if_empty(created)
+        if isinstance(e, CorpusbenchError):
+            raise _naming_spec(spec, e) from None
+        raise
+
+
+def _build(
+    spec: ReleaseSpec,
+    out: Path,
+    work_root: Path,
+    old_audit: dict[str, Any] | None,
+    say: Callable[[str], None],
+    created: list[Path],
+) -> BuildResult:
     corpora = {key: _resolve_corpus(spec, key) for key in sorted(spec.corpora)}
     say(f"fingerprinted {len(corpora)} corpus/corpora")
 
@@ -97,7 +122,8 @@ def build_release(
             base_dir=spec.base_dir,
             log=say,
         )
-        ctx.work_dir.mkdir(parents=True, exist_ok=True)
+        created.extend(p for p in (ctx.work_dir, *ctx.work_dir.parents) if not p.exists())
+        ensure_dir(ctx.work_dir)
         say(f"running generator {gen.id} ({gen.name})")
         try:
             configs = list(fn(ctx))
@@ -136,6 +162,24 @@ def build_release(
         say(note)
     say(f"release {spec.name} {spec.tag} built in {out}")
     return BuildResult(path=out, manifest=manifest, notes=tuple(notes))
+
+
+def _naming_spec(spec: ReleaseSpec, error: CorpusbenchError) -> CorpusbenchError:
+    """An error about a spec field (``generators.ID.params...``, ``corpora.KEY...``, ``llm...``) with
+    the spec file in front, as the errors of loading the spec have it."""
+    text = str(error)
+    where = str(spec.source) if spec.source else None
+    if type(error) not in (ConfigError, InputError) or where is None or not text.startswith(SPEC_KEYS):
+        return error
+    return type(error)(f"{where}: {text}")
+
+
+def _remove_if_empty(folders: list[Path]) -> None:
+    """After a failure: remove the folders this build created that are still empty, deepest first
+    (a generator's work folder with a cache in it stays, so the next build resumes)."""
+    for folder in sorted(set(folders), key=lambda p: len(p.parts), reverse=True):
+        with contextlib.suppress(OSError):
+            folder.rmdir()
 
 
 def _previous_audit(out: Path) -> dict[str, Any] | None:

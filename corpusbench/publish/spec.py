@@ -15,9 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from corpusbench.errors import ConfigError
+from corpusbench.io import load_yaml
 
 SEMVER = re.compile(
     r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
@@ -126,11 +125,19 @@ class ReleaseSpec:
         if not path.is_file():
             raise ConfigError(f"{path}: release spec not found")
         try:
-            raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except yaml.YAMLError as e:
-            mark = getattr(e, "problem_mark", None)
-            where = f"{path}:{mark.line + 1}" if mark else str(path)
-            raise ConfigError(f"{where}: not valid YAML ({getattr(e, 'problem', e)})") from None
+            data = path.read_bytes()
+        except OSError as e:
+            raise ConfigError(f"{path}: cannot read the release spec ({e.strerror or e})") from None
+        if b"\x00" in data[:8192]:
+            raise ConfigError(f"{path}: a binary file (NUL bytes), not a YAML release spec")
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError as e:
+            line = data[: e.start].count(b"\n") + 1
+            raise ConfigError(
+                f"{path}:{line}: not UTF-8 text (byte offset {e.start}); a release spec is a YAML file"
+            ) from None
+        raw = load_yaml(text, str(path), error=ConfigError)
         return cls.from_dict(raw, source=path, overrides=overrides)
 
     @classmethod
@@ -197,6 +204,10 @@ class ReleaseSpec:
             if gen.corpus is not None and gen.corpus not in self.corpora:
                 known = ", ".join(sorted(self.corpora)) or "none defined"
                 raise bad(f"generators[{i}].corpus", f"{gen.corpus!r} is not a key of corpora ({known})")
+        from corpusbench.publish.params import check_generator
+
+        for gen in self.generators:  # every generator's params, before any of them runs
+            check_generator(self, gen, where)
 
 
 def parse_override_args(items: list[str]) -> dict[str, Any]:
@@ -206,7 +217,7 @@ def parse_override_args(items: list[str]) -> dict[str, Any]:
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
             raise ConfigError(f"override {item!r} must look like dotted.key=value")
-        out[key.strip()] = yaml.safe_load(value) if value.strip() else ""
+        out[key.strip()] = load_yaml(value, f"override {item!r}", error=ConfigError) if value.strip() else ""
     return out
 
 

@@ -170,3 +170,47 @@ def test_dialogue_table(tmp_path, suffix):
 def test_roles_validation():
     with pytest.raises(InputError, match="both child and caretaker"):
         SpeakerRoles(child=("CHI",), caretakers=("CHI", "MOT"))
+
+
+def _long_chat(tmp_path, *, continuation: bool = False) -> Path:
+    """A valid transcript whose one MOT utterance is ~1.5 MB: on one line, or over 3 TAB continuations."""
+    words = "the dog " * 62_500  # 500 kB
+    body = f"*MOT:\t{words}\n\t{words}\n\t{words} .\n" if continuation else f"*MOT:\t{words * 3}.\n"
+    path = tmp_path / "long.cha"
+    path.write_text(HEAD + "*CHI:\tdoggie .\n" + body + "@End\n", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(("continuation", "what"), [(False, "line"), (True, "utterance")])
+def test_a_huge_utterance_is_refused_before_parsing(tmp_path, continuation, what):
+    """One 1.5 MB utterance (a 30 MB one took 5.3 GB and a spaCy traceback): one line naming file and
+    line, with the readers' default limit; a higher --max-line-bytes lets it through."""
+    path = _long_chat(tmp_path, continuation=continuation)
+    with pytest.raises(InputError) as e:
+        list(read_chat([path]))
+    text = str(e.value)
+    assert re.match(rf"long\.cha:6: {what} longer than 1,000,000 bytes", text), text
+    assert "--max-line-bytes" in text and "\n" not in text
+    assert len(list(read_chat([path], max_line_bytes=2_000_000))) == 2
+
+
+def test_a_huge_table_utterance_is_refused(tmp_path):
+    path = tmp_path / "d.csv"
+    pd.DataFrame({"session": ["s", "s"], "speaker": ["CHI", "MOT"], "utterance": ["hi", "x" * 2000]}).to_csv(
+        path, index=False
+    )
+    with pytest.raises(InputError, match=r"d\.csv: session 's', utterance 2: longer than 1,000 bytes"):
+        list(read_dialogue_table(path, max_line_bytes=1000))
+
+
+def test_cac_build_has_the_line_limit(tmp_path):
+    """`cac build` with a long utterance: one line, exit 2, nothing written; the limit is an option."""
+    from typer.testing import CliRunner
+
+    from corpusbench.cli import app
+
+    path = _long_chat(tmp_path)
+    out = tmp_path / "out"
+    res = CliRunner().invoke(app, ["cac", "build", str(path), "--out", str(out), "--max-line-bytes", "1000"])
+    assert res.exit_code == 2, res.output
+    assert "long.cha:6: line longer than 1,000 bytes" in res.output and not out.exists()

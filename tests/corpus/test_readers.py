@@ -125,3 +125,24 @@ def test_chat_transcript_is_read_as_utterances(root):
     assert len(docs) > 1400
     assert all(d.source == "eve.cha" and d.id.startswith("eve.cha:") for d in docs)
     assert not any("[" in d.text or "&=" in d.text or "\x15" in d.text for d in docs)  # CHAT codes cleaned
+
+
+def test_a_symlink_loop_in_a_corpus_folder_is_one_error(tmp_path):
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "a.txt").write_text("In the beginning.\n")
+    (corpus / "b.txt").symlink_to(corpus / "c.txt")
+    (corpus / "c.txt").symlink_to(corpus / "b.txt")
+    with pytest.raises(InputError, match=r"corpus/b\.txt: cannot read \(Too many levels of symbolic links\)"):
+        iter_files(corpus)
+    (corpus / "c.txt").unlink()
+    with pytest.raises(InputError, match=r"b\.txt: cannot read \(No such file or directory\)"):
+        texts(CorpusSpec(path=str(corpus)))
+
+
+def test_chat_files_get_the_line_limit(tmp_path):
+    p = tmp_path / "x.cha"
+    head = "@UTF8\n@Begin\n@Participants:\tCHI Target_Child\n"
+    p.write_text(head + "*CHI:\t" + "ba " * 400 + ".\n@End\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"x\.cha:4: line longer than 1,000 bytes"):
+        texts(CorpusSpec(path=str(p), max_line_bytes=1000))

@@ -248,3 +248,84 @@ def test_missing_corpus_is_named_at_build_time(tmp_path: Path) -> None:
     with pytest.raises(InputError, match=r"corpora\.genesis\.path: 'not/built/yet' does not exist"):
         build_release(spec, tmp_path / "build")
     assert not (tmp_path / "build").exists() or not any((tmp_path / "build").rglob("provenance.json"))
+
+
+def test_a_failed_build_leaves_no_empty_folders(tmp_path: Path) -> None:
+    """The generator fails on its data: nothing of the build stays in a fresh --out (no .work/, no
+    empty NAME/ folder), and the error names its cause."""
+    broken = tmp_path / "broken.jsonl"
+    broken.write_text('{"good": "a", "bad": "b"}\n', encoding="utf-8")
+    with pytest.raises(InputError, match="needs columns"):
+        build(tmp_path, overrides={"generators.fixture.params.path": str(broken)})
+    assert not (tmp_path / "build").exists()
+
+
+CALLS: list[str] = []
+
+
+def _caching(ctx: GeneratorContext) -> list[ReleaseConfig]:
+    (ctx.work_dir / "cache.json").write_text("{}")
+    raise InputError("the LLM server went away")
+
+
+def _refusing(ctx: GeneratorContext) -> list[ReleaseConfig]:
+    raise ConfigError(f"generators.{ctx.generator.id}.params.kind: not a kind")
+
+
+def _counting(ctx: GeneratorContext) -> list[ReleaseConfig]:
+    CALLS.append(ctx.generator.id)
+    return []
+
+
+generators.register("test-caching", _caching)
+generators.register("test-refusing", _refusing)
+generators.register("test-counting", _counting)
+
+
+def test_a_kept_cache_survives_a_failed_build(tmp_path: Path) -> None:
+    """A generator's work folder with something in it (its cache) is not removed by the cleanup."""
+    with pytest.raises(InputError, match="went away"):
+        build(tmp_path, generators=[{"name": "test-caching", "id": "c"}])
+    assert (tmp_path / "build" / ".work" / "test-pairs" / "c" / "cache.json").is_file()
+    assert not (tmp_path / "build" / "test-pairs").exists()
+
+
+def test_errors_about_spec_fields_name_the_spec_file(tmp_path: Path) -> None:
+    corpora = {"genesis": {"path": "not/built/yet", "language": "en"}}
+    path = write_spec(tmp_path, corpora=corpora)
+    with pytest.raises(InputError) as info:
+        build_release(ReleaseSpec.load(path), tmp_path / "build")
+    assert str(info.value).startswith(f"{path}: corpora.genesis.path: 'not/built/yet' does not exist")
+    path = write_spec(tmp_path, generators=[{"name": "test-refusing", "id": "r"}])
+    with pytest.raises(ConfigError) as info:
+        build_release(ReleaseSpec.load(path), tmp_path / "build")
+    assert str(info.value) == f"{path}: generators.r.params.kind: not a kind"
+
+
+@pytest.mark.parametrize("where", ["out", "parent"])
+def test_out_that_is_a_file_is_one_error_before_any_work(tmp_path: Path, where: str) -> None:
+    CALLS.clear()
+    blocker = tmp_path / "taken"
+    blocker.write_text("a file")
+    out = blocker if where == "out" else blocker / "sub"
+    spec = ReleaseSpec.load(write_spec(tmp_path, generators=[{"name": "test-counting", "id": "n"}]))
+    with pytest.raises(InputError, match=r"taken: is a file, not a folder"):
+        build_release(spec, out)
+    assert CALLS == [] and blocker.read_text() == "a file"
+
+
+def test_cli_spec_error_before_any_work(tmp_path: Path) -> None:
+    """`release build` with a bad ltswap key after a fitclams generator: one line, exit 2, and no
+    folder created (the spec is checked whole before FIT-CLAMS would run)."""
+    from conftest import run_cli
+
+    gens = [
+        {"name": "fitclams", "corpus": "genesis"},
+        {"name": "ltswap", "corpus": "genesis", "params": {"threshold": 0.1}},
+    ]
+    path = write_spec(tmp_path, generators=gens, llm={"model": "m", "backend": "vllm-server"})
+    res = run_cli("release", "build", str(path), "--out", str(tmp_path / "build"))
+    assert res.returncode == 2, res.stderr
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and f"{path}: unknown key generators.ltswap.params.threshold" in lines[0]
+    assert "reuse_run" in lines[0] and not (tmp_path / "build").exists()

@@ -117,3 +117,134 @@ def test_relative_paths_resolve_against_the_spec_file(tmp_path: Path) -> None:
     corpus.write_text("In the beginning.\n", encoding="utf-8")
     spec = ReleaseSpec.load(write_spec(tmp_path / "sub", corpora={"genesis": {"path": "corpus.txt"}}))
     assert spec.resolve_path(spec.corpora["genesis"].path) == corpus
+
+
+BOMB = """
+a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]
+b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]
+c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]
+d: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c]
+e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d]
+f: &f [*e, *e, *e, *e, *e, *e, *e, *e, *e]
+g: &g [*f, *f, *f, *f, *f, *f, *f, *f, *f]
+h: &h [*g, *g, *g, *g, *g, *g, *g, *g, *g]
+i: &i [*h, *h, *h, *h, *h, *h, *h, *h, *h]
+"""
+
+
+def _with_sampling(tmp_path: Path, sampling_yaml: str) -> Path:
+    """The fixture spec with ``llm.sampling`` written as raw YAML (anchors allowed)."""
+    text = yaml.safe_dump(spec_dict(llm={"model": "m", "sampling": {}}), sort_keys=False)
+    text = text.replace(
+        "sampling: {}", "sampling:\n" + "\n".join("    " + ln for ln in sampling_yaml.splitlines())
+    )
+    path = tmp_path / "spec.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_a_yaml_bomb_is_refused_unexpanded(tmp_path: Path) -> None:
+    """Billion laughs inside llm.sampling (9^9 values once expanded): one line naming the spec, at once."""
+    path = _with_sampling(tmp_path, BOMB)
+    with pytest.raises(ConfigError) as info:
+        ReleaseSpec.load(path)
+    text = str(info.value)
+    assert text.startswith(f"{path}: YAML aliases expand to more than 100,000 values") and "\n" not in text
+    assert not (tmp_path / "build").exists()
+    loop = tmp_path / "loop.yaml"
+    loop.write_text("a: &a [1, *a]\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"loop\.yaml:1: a YAML alias refers to itself"):
+        ReleaseSpec.load(loop)
+
+
+def test_small_aliases_still_work(tmp_path: Path) -> None:
+    spec = ReleaseSpec.load(_with_sampling(tmp_path, "base: &t {temperature: 0.0}\nsame: *t"))
+    assert spec.llm is not None and spec.llm.sampling["same"] == {"temperature": 0.0}
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b"\x00\x01\x02binary\xff" * 40, r"spec\.yaml: a binary file \(NUL bytes\), not a YAML release spec"),
+        (b"name: caf\xe9\n", r"spec\.yaml:1: not UTF-8 text \(byte offset 9\)"),
+    ],
+)
+def test_a_binary_spec_is_one_line(tmp_path: Path, data: bytes, message: str) -> None:
+    path = tmp_path / "spec.yaml"
+    path.write_bytes(data)
+    with pytest.raises(ConfigError, match=message):
+        ReleaseSpec.load(path)
+
+
+def test_a_bad_yaml_override_value_is_one_line() -> None:
+    with pytest.raises(ConfigError, match=r"^override 'seed=\[1,': not valid YAML \(expected"):
+        parse_override_args(["seed=[1,"])
+
+
+LT = {"name": "ltswap", "id": "lt", "corpus": "genesis"}
+LLM = {"model": "m", "backend": "vllm-server"}
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        (
+            {"generators": [{**LT, "params": {"threshold": 0.2}}], "llm": LLM},
+            "unknown key generators.lt.params.threshold; the spec spells that option filter_threshold "
+            "(allowed: agreement_samples,",
+        ),
+        ({"generators": [{**LT, "params": {"reuse_rn": "x"}}], "llm": LLM}, "did you mean reuse_run?"),
+        (
+            {"generators": [{**LT, "params": {"pos_check": False}}], "llm": LLM},
+            "spells that option check_pos",
+        ),
+        (
+            {"generators": [{**LT, "params": {"max_per_bin": {"wordswap": "3"}}}], "llm": LLM},
+            "generators.lt.params.max_per_bin must be an integer or a mapping of integers or null",
+        ),
+        (
+            {"generators": [{**LT, "params": {"subtasks": ["wordswap", "x"]}}], "llm": LLM},
+            "generators.lt.params: unknown subtask(s) ['x']",
+        ),
+        ({"generators": [LT]}, "llm: ltswap prompts an LLM; add an `llm:` block"),
+        ({"generators": [LT], "llm": {**LLM, "sampling": {"temperature": 0}}}, "llm.sampling: ltswap sets"),
+        ({"generators": [{**LT, "corpus": None}], "llm": LLM}, "generators.lt.corpus: ltswap needs a corpus"),
+        (
+            {"generators": [{"name": "minimal-pairs", "params": {"path": "p", "max_pairs": "ten"}}]},
+            "generators.minimal-pairs.params.max_pairs must be an integer or null, got 'ten'",
+        ),
+        (
+            {"generators": [{"name": "minimal-pairs"}]},
+            "missing required key generators.minimal-pairs.params.path",
+        ),
+        (
+            {
+                "generators": [
+                    {"name": "fitclams", "corpus": "genesis", "params": {"selection": {"nouns": 3}}}
+                ]
+            },
+            "unknown key generators.fitclams.params.selection.nouns; did you mean n_nouns?",
+        ),
+        (
+            {"generators": [{"name": "fitclams", "params": {"corpora": ["genesis", "brown"]}}]},
+            "generators.fitclams.params.corpora: 'brown' is not a key of corpora (genesis)",
+        ),
+        (
+            {"generators": [{"name": "frames", "corpus": "genesis", "params": {"train": "brown"}}]},
+            "generators.frames.params.train: 'brown' is not a key of corpora",
+        ),
+        (
+            {"generators": [{"name": "cac", "corpus": "genesis", "params": {"split_sessions": 2.5}}]},
+            "generators.cac.params.split_sessions must be an integer, got 2.5",
+        ),
+    ],
+)
+def test_generator_params_are_checked_at_load(tmp_path: Path, changes: dict, message: str) -> None:
+    """Every generator's params are validated when the spec is loaded (before any generator runs),
+    each error one line naming the spec file and the key."""
+    with pytest.raises(ConfigError) as info:
+        load(tmp_path, **changes)
+    text = str(info.value)
+    assert text.startswith(f"{tmp_path / 'spec.yaml'}: ") and message in text and "\n" not in text
+    if "allowed:" in message:
+        assert "reuse_run" in text and "filter_threshold" in text

@@ -17,6 +17,7 @@ from rich.table import Table
 from typer.core import TyperGroup
 
 from corpusbench.console import make_console
+from corpusbench.corpus.readers import MAX_LINE_BYTES
 
 console = make_console()
 
@@ -96,6 +97,9 @@ def build(
     order_col: str | None = typer.Option(
         None, "--order-col", help="Dialogue tables: sort column within a session."
     ),
+    max_line_bytes: int = typer.Option(
+        MAX_LINE_BYTES, "--max-line-bytes", help="Longest accepted line or utterance (as `stats`)."
+    ),
 ) -> None:
     """Extract CAC sites from dialogue and compute the human overlap/TPR statistics and tests."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -103,7 +107,9 @@ def build(
     from corpusbench.corpus.chat import SpeakerRoles, TableColumns
     from corpusbench.generators.cac.pipeline import CacConfig, run_cac
     from corpusbench.generators.cac.records import ADULT_TPR_BASELINE, Alternation
+    from corpusbench.io import check_folder_path
 
+    check_folder_path(out)  # a file in the way: say so before the parsing, not after
     config = CacConfig(
         roles=SpeakerRoles(child=_codes(child, "--child"), caretakers=_codes(caretakers, "--caretakers")),
         alternation=Alternation.parse(alternatives, finder=finder),
@@ -113,6 +119,7 @@ def build(
         baseline=ADULT_TPR_BASELINE if baseline is None else baseline,
         alpha=alpha,
         table=TableColumns(session=session_col, speaker=speaker_col, text=text_col, order=order_col),
+        max_line_bytes=max_line_bytes,
     )
     err = make_console(stderr=True)
     with Progress(

@@ -18,6 +18,7 @@ from corpusbench.corpus.chat import (
     read_chat,
     read_dialogue_table,
 )
+from corpusbench.corpus.readers import MAX_LINE_BYTES
 from corpusbench.corpus.records import Utterance
 from corpusbench.errors import ConfigError, InputError
 from corpusbench.generators.cac.records import ADULT_TPR_BASELINE, Alternation, GroupStats, Site, TestResult
@@ -43,6 +44,7 @@ class CacConfig:
     zipf_exponent: float = 1.0
     spacy_model: str = SPACY_MODEL
     table: TableColumns = field(default_factory=TableColumns)
+    max_line_bytes: int = MAX_LINE_BYTES  # longest input line/utterance (refused, so not in as_dict)
 
     def __post_init__(self) -> None:
         if self.dyads not in DYAD_MODES:
@@ -97,10 +99,12 @@ def read_dialogue(inputs: Sequence[str | Path], config: CacConfig) -> tuple[list
     files: list[Path] = []
     if chats:
         files += [p for _, p in chat_inputs(chats)]
-        utterances += read_chat(chats, roles=config.roles)
+        utterances += read_chat(chats, roles=config.roles, max_line_bytes=config.max_line_bytes)
     for t in sorted(tables):
         files.append(t)
-        utterances += read_dialogue_table(t, columns=config.table, roles=config.roles)
+        utterances += read_dialogue_table(
+            t, columns=config.table, roles=config.roles, max_line_bytes=config.max_line_bytes
+        )
     names = [u.file for u in utterances]
     if len({(n, i) for n, i in zip(names, (u.index for u in utterances), strict=True)}) != len(utterances):
         raise InputError("two inputs contain the same session name; rename one")

@@ -27,7 +27,10 @@ def split_files(corpus: str | Path, out: str | Path, train_every: int = 7) -> di
             part = "train" if i % train_every == 0 else "test"
             rel = f.relative_to(root)
             (tmp / part / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copyfile(f, tmp / part / rel)
+            try:
+                shutil.copyfile(f, tmp / part / rel)
+            except OSError as e:
+                raise InputError(f"{f}: cannot copy ({e.strerror or e})") from None
             parts[part].append(rel.as_posix())
         write_json(tmp / "split.json", {"source": str(corpus), "train_every": train_every, **parts})
     return parts
