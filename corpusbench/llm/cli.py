@@ -169,6 +169,15 @@ def _run(op: str, spec, reqs: list, out: Path | None, report: Path | None) -> No
             else:
                 table.add_row(r.id, r.status, r.text if r.ok else str(r.error), str(r.tokens_out))
         console.print(table)
+    failed = [r for r in results if r.status == "error"]
+    if failed:
+        from corpusbench.errors import BackendError
+
+        where = f" (written with status 'error' to {out})" if out else ""
+        raise BackendError(
+            f"{len(failed)} of {len(results)} LLM calls failed{where}; first: {failed[0].error}. "
+            "rerun to send them again (answers already cached are not sent twice)"
+        )
 
 
 def _print_report(rep: dict) -> None:
