@@ -202,6 +202,19 @@ def _site_frame(sites: Sequence[Site], dets: Sequence[DeterminerChoice], choices
     return pd.DataFrame(rows)
 
 
+def unit_from_sites(sites: Sequence[Site]) -> dict[str, Any]:
+    """The unit of analysis of a CAC build that did not record one: counted from the sites."""
+    dyads = {s.dyad for s in sites if s.role in ROLES}
+    sessions = {s.file for s in sites if s.role in ROLES}
+    return {
+        "mode": None,
+        "unit": "not recorded",
+        "n_dyads": len(dyads),
+        "n_sessions": len(sessions),
+        "description": f"not recorded by the CAC build: {len(dyads)} dyad(s) over {len(sessions)} session(s)",
+    }
+
+
 def _stats_dict(stats: Sequence[GroupStats], verdicts: dict[str, Any]) -> dict[str, Any]:
     import numpy as np
 
@@ -228,28 +241,34 @@ def _stats_dict(stats: Sequence[GroupStats], verdicts: dict[str, Any]) -> dict[s
     return roles
 
 
+def _f3(x: Any) -> str:
+    return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.3f}"
+
+
 def summary_markdown(results: dict[str, Any]) -> str:
     prov = results["provenance"]
+    f = _f3
     lines = [
         f"# CAC evaluation of `{prov['model']['model_id']}` on `{prov['dataset']['dataset']}`",
         "",
+        f"- **score {f(results['score'])}**: MLE agreement with the children (mean over child dyads, "
+        f"Table D1); caretakers {f(results['accuracy_caretaker'])}, all sites pooled "
+        f"{f(results['accuracy_pooled'])}",
+        f"- unit of analysis: {results['dyad_unit']['description']}",
         f"- sites scored: {results['n_sites']} ({results['n_truncated']} with the context cut to the "
         f"window of {results['window']} tokens, step {results.get('context_step', 0)}: "
-        f"{results.get('window_reason', '')}); MLE agreement with the humans: {results['accuracy']:.4f}",
+        f"{results.get('window_reason', '')})",
         f"- alternation: {results['alternation']}; scorer `{prov['scorer']['scorer']}`",
         "",
         "| role | dyads | sites | agreement | bias | overlap | Yang predicted | TPR | D×N pass | TPR pass |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---|---|",
     ]
-
-    def f(x: Any) -> str:
-        return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.3f}"
-
     for role, m in results["configs"].items():
+        flag = " (degenerate)" if m["degenerate"] else ""
         lines.append(
             f"| {role} | {m['n_dyads']} | {m['n_sites']} | {f(m['accuracy'])} | {f(m['mean_bias'])} | "
             f"{f(m['mean_overlap'])} | {f(m['mean_predicted_overlap'])} | {f(m['mean_tpr'])} | "
-            f"{m['dxn_pass']} | {m['tpr_pass']} |"
+            f"{m['dxn_pass']}{flag} | {m['tpr_pass']} |"
         )
     lines += ["", "Tests (pass = p > alpha):", ""]
     for role, m in results["configs"].items():
@@ -297,12 +316,14 @@ def score_cac(
     progress: ProgressFactory | None = None,
     scorer: Any = None,
     model_provenance: dict[str, Any] | None = None,
+    dyad_unit: dict[str, Any] | None = None,
 ) -> CacScored:
     """Score ``spec.model`` at every child/caretaker site and compute the model-side CAC metrics.
 
     Shared by the CAC-folder path (:func:`run_cac_eval`) and the release path
     (:func:`run_cac_release_config`); ``lines`` are each session's context lines, ``human`` the
-    human statistics the model is tested against, ``dataset`` the provenance of the data.
+    human statistics the model is tested against, ``dataset`` the provenance of the data,
+    ``dyad_unit`` the unit of analysis the CAC build recorded (else described from the sites).
     """
     from corpusbench.eval.cac import choose_determiners
     from corpusbench.eval.runner import open_scorer, spec_dict
@@ -342,12 +363,18 @@ def score_cac(
     roles = [r for r in ROLES if any(s.role == r for s in stats)]
     verdicts = {r: model_tests(stats, human, role=r, baseline=baseline, alpha=alpha) for r in roles}
     per_role = _stats_dict(stats, verdicts)
+    unit = dyad_unit or unit_from_sites(all_sites)
     n = len(sites)
-    accuracy = sum(c.argmax(alternation.labels) == s.choice for s, c in zip(sites, choices, strict=True)) / n
+    pooled = sum(c.argmax(alternation.labels) == s.choice for s, c in zip(sites, choices, strict=True)) / n
+    score = per_role.get("child", {}).get("accuracy", math.nan)  # Table D1: agreement with the children
     results = {
         "kind": "cac",
-        "accuracy": accuracy,
+        "score": score,
+        "accuracy": score,
+        "accuracy_caretaker": per_role.get("caretaker", {}).get("accuracy", math.nan),
+        "accuracy_pooled": pooled,
         "accuracy_macro_configs": float(sum(m["accuracy"] for m in per_role.values()) / len(per_role)),
+        "dyad_unit": unit,
         "n_sites": n,
         "n_truncated": sum(d.truncated for d in dets),
         "window": cut.tokens,
@@ -375,6 +402,25 @@ def score_cac(
     )
 
 
+DYAD_FIGURE = "cac_dyads.png"
+
+
+def write_dyad_figure(scored: CacScored, path: Path) -> None:
+    """The paper figure of one scored model: model vs human overlap, bias and TPR per dyad."""
+    from corpusbench.generators.cac.plots import plot_dyads
+
+    res = scored.results
+    plot_dyads(
+        scored.human,
+        scored.stats,
+        path,
+        tests={role: m["tests"] for role, m in res["configs"].items()},
+        baseline=scored.baseline,
+        title=f"CAC per dyad: {scored.model_name} vs humans (score {_f3(res['score'])})",
+        footnote=f"unit of analysis: {res['dyad_unit']['description']}; {res['n_sites']} sites scored",
+    )
+
+
 def _extras(scored: CacScored) -> Callable[[Path], None]:
     def extras(folder: Path) -> None:
         import pandas as pd
@@ -387,6 +433,7 @@ def _extras(scored: CacScored) -> Callable[[Path], None]:
         both = [*scored.human, *scored.stats]
         plot_overlap(both, folder / "overlap.png", title=f"CAC D×N overlap: humans and {name}")
         plot_tpr(both, folder / "tpr.png", baseline=scored.baseline, title=f"CAC TPR: humans and {name}")
+        write_dyad_figure(scored, folder / DYAD_FIGURE)
 
     return extras
 
@@ -415,6 +462,7 @@ def run_cac_eval(spec: EvalSpec, progress: ProgressFactory | None = None) -> Eva
             "corpus_fingerprint": manifest.get("corpus_fingerprint"),
         },
         progress=progress,
+        dyad_unit=manifest.get("dyad_unit"),
     )
     n = scored.results["n_sites"]
     return write_eval_folder(
@@ -464,8 +512,10 @@ def run_cac_release_config(
 ) -> dict[str, Any]:
     """Score one release config of task ``cac`` (``table``: its rows; ``config_entry``: its manifest
     entry, a mapping or an object with ``name``/``parameters``). Returns a JSON-able dict: ``score``
-    (MLE agreement with the humans), the model-side metrics per role (expected overlap and bias vs
-    Yang, expected TPR, D×N and TPR tests, the degenerate-model flag), the human statistics
+    (MLE agreement with the children, mean over child dyads, as Table D1; the caretakers' and the
+    pooled agreement beside it), the unit of analysis (``dyad_unit``), the model-side metrics per role
+    (expected overlap and bias vs Yang, expected TPR, D×N and TPR tests, the degenerate-model flag
+    beside the D×N test), the human statistics
     recomputed from the rows, and ``sites`` (per-site label probabilities). The alternation comes
     from the entry's parameters, else from the table's ``alternation`` column; the test settings
     (baseline, alpha, Zipf exponent) from the parameters, else the paper's defaults. Pass an open
@@ -503,12 +553,12 @@ def run_cac_release_config(
         progress=progress,
         scorer=scorer,
         model_provenance=model_provenance,
+        dyad_unit=params.get("dyad_unit"),
     )
     frame = scored.frame
     prob_cols = [c for c in frame.columns if c.startswith("p_")]
     return {
         **scored.results,
-        "score": scored.results["accuracy"],
         "model_stats": [s.as_row() for s in scored.stats],
         "human_stats": [s.as_row() for s in human],
         "sites": [

@@ -287,7 +287,7 @@ def benchmarks_markdown(bench: dict[str, Any]) -> list[str]:
                 f"adj. R² {_f(o['r2_adj'], '.3f')}; {terms}"
             )
     if cac := bench.get("cac"):
-        lines.append(f"- **CAC score {_f(cac.get('score'))}** (MLE agreement with the humans)")
+        lines.append(f"- **CAC score {_f(cac.get('score'))}** (agreement with the children)")
         summ = cac.get("summary") or {}
         lines += [f"  - {k}: {v:.3f}" for k, v in summ.items()]
     return lines

@@ -125,7 +125,7 @@ def test_cac_eval_smollm2_on_eve(eve_cac, smol, tmp_path):
         s = next(x for x in sites if x.id == r.site_id)
         want = None if s.prev_distance is None else s.prev_distance <= 12
         assert (None if pd.isna(r.antecedent_in_context) else bool(r.antecedent_in_context)) == want
-    assert res["accuracy"] == pytest.approx(((df.p_the > 0.5) == (df.human_choice == "the")).mean())
+    assert res["accuracy_pooled"] == pytest.approx(((df.p_the > 0.5) == (df.human_choice == "the")).mean())
 
 
 @pytest.mark.slow
@@ -162,6 +162,28 @@ def test_cac_eval_context_step_cli(eve_cac, tiny_dir, tmp_path):
     bad = CliRunner().invoke(app, [*args, "--out", str(tmp_path / "bad"), "--context-step", "100000"])
     assert bad.exit_code == 2 and "context step 100000" in bad.output
     assert not (tmp_path / "bad").exists()
+
+
+def test_cac_score_is_the_childrens_agreement_and_the_figure(eve_cac, tiny_dir, tmp_path):
+    """Table D1's accuracy: agreement with the children, mean over child dyads (``score``); the
+    caretakers' and the pooled figures beside it; the unit of analysis; the per-dyad figure."""
+    out = tmp_path / "tiny"
+    spec = EvalSpec(dataset=str(eve_cac), model=str(tiny_dir["gpt2"]), out=out, limit=3, context_utterances=4)
+    run_eval(spec)
+    res = json.loads((out / "results.json").read_text())
+    df = pd.read_parquet(out / "scores.parquet")
+    df["hit"] = (df.p_the > 0.5) == (df.human_choice == "the")
+    per_dyad = df.groupby(["role", "dyad"])["hit"].mean()
+    assert res["score"] == res["accuracy"] == pytest.approx(per_dyad["child"].mean())
+    assert res["accuracy_caretaker"] == pytest.approx(per_dyad["caretaker"].mean())
+    assert res["accuracy_pooled"] == pytest.approx(df["hit"].mean())
+    assert res["dyad_unit"]["unit"] == "file" and res["dyad_unit"]["parts"] == 2
+    dxn = res["configs"]["child"]["tests"][0]
+    assert dxn["name"] == "dxn_overlap" and isinstance(dxn["degenerate"], bool)
+    summary = (out / "summary.md").read_text()
+    assert "agreement with the children" in summary and "unit of analysis: dyad = one transcript" in summary
+    png = (out / "cac_dyads.png").read_bytes()
+    assert png[:4] == b"\x89PNG" and int.from_bytes(png[16:20], "big") >= 2000  # 300 dpi, ~10 in wide
 
 
 def test_cac_eval_bad_folder_writes_nothing(eve_cac, tmp_path):

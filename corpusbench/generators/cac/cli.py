@@ -81,7 +81,10 @@ def build(
     ),
     finder: str = typer.Option("noun_chunk", "--finder", help="noun_chunk (D×N sites) or token."),
     dyads: str = typer.Option(
-        "file", "--dyads", help="Dyad = 'file' (one per transcript) or 'dir' (parent folder)."
+        "auto",
+        "--dyads",
+        help="Dyad = 'auto' (a child's folder; a transcript given on its own is one dyad), "
+        "'file' (one per transcript) or 'dir' (parent folder).",
     ),
     split_sessions: int = typer.Option(
         1,

@@ -5,7 +5,8 @@
 - ``utterances.parquet``: the sessions' kept utterances (file, index, position, speaker, role, text,
   raw), from which each site's discourse context is rebuilt (:func:`site_prompt`).
 - ``human_stats.csv`` / ``.parquet``: per dyad × role (:class:`GroupStats`); ``human_tests.csv``.
-- ``overlap.png``, ``tpr.png``; ``manifest.json``: provenance, parameters, counters, notes, tests.
+- ``overlap.png``, ``tpr.png``; ``manifest.json``: provenance, parameters, the unit of analysis
+  (``dyad_unit``), counters, notes, tests.
 """
 
 from __future__ import annotations
@@ -93,6 +94,7 @@ def write_outputs(
                 "counters": result.counters,
                 "notes": result.notes,
                 "pseudo_dyads": result.pseudo_dyads,
+                "dyad_unit": result.dyad_unit.as_dict(),
                 "n_sites": len(result.sites),
                 "n_utterances": len(utt_rows),
                 "tests": [t.as_row() for t in result.tests],

@@ -168,9 +168,10 @@ def _multi_bias(group: Sequence[tuple[Site, SiteChoice]]) -> float:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ModelVerdict:
-    """The model's tests for one role. The D×N test decides ``dxn_pass`` (and a degenerate model,
-    mean bias >= 0.98, never passes); the one-sample TPR test vs the adult baseline decides
-    ``tpr_pass`` (the paper's TPR column). The paired TPR test vs humans is reported, not deciding."""
+    """The model's tests for one role. The D×N test decides ``dxn_pass`` as computed (p > alpha, as
+    Table D1 prints it); ``degenerate`` (mean bias >= 0.98, App. D) is reported beside it, because a
+    near-constant choice passes trivially. The one-sample TPR test vs the adult baseline decides
+    ``tpr_pass`` (the paper's TPR column); the paired TPR test vs humans is reported, not deciding."""
 
     role: str
     mean_bias: float
@@ -178,6 +179,11 @@ class ModelVerdict:
     dxn_pass: bool | None
     tpr_pass: bool | None
     tests: tuple[TestResult, ...] = field(default_factory=tuple)
+
+
+def is_degenerate(mean_bias: float, degenerate_bias: float = DEGENERATE_BIAS) -> bool:
+    """App. D: a mean bias >= 0.98 means the model (nearly) always picks one alternative."""
+    return bool(mean_bias >= degenerate_bias)
 
 
 def model_tests(
@@ -191,11 +197,13 @@ def model_tests(
 ) -> ModelVerdict:
     """Across dyads: D×N paired t (expected vs predicted overlap), TPR one-sample t vs ``baseline``,
     and (if ``human`` stats are given) TPR paired t vs the humans of the same role and dyads."""
+    from dataclasses import replace
+
     rows = sorted((s for s in stats if s.role == role), key=lambda s: s.dyad)
     if not rows:
         raise InputError(f"no scored sites for role {role!r}")
     mean_bias = float(np.nanmean([s.bias for s in rows]))
-    degenerate = mean_bias >= degenerate_bias
+    degenerate = is_degenerate(mean_bias, degenerate_bias)
     dxn = paired_test(
         [s.overlap for s in rows],
         [s.predicted_overlap for s in rows],
@@ -203,8 +211,12 @@ def model_tests(
         role=role,
         alpha=alpha,
     )
-    if degenerate:
-        dxn = _replace_pass(dxn, False, f"degenerate: mean bias {mean_bias:.3f} >= {degenerate_bias}")
+    flag = f"degenerate: mean bias {mean_bias:.3f} >= {degenerate_bias} (a pass is trivial, App. D)"
+    dxn = replace(
+        dxn,
+        note="; ".join(x for x in (dxn.note, flag if degenerate else "") if x),
+        extra={"degenerate": degenerate},
+    )
     tpr = one_sample_test(
         [s.tpr for s in rows], baseline, name="tpr_vs_adult_baseline", role=role, alpha=alpha
     )
@@ -229,12 +241,6 @@ def model_tests(
         tpr_pass=tpr.passed,
         tests=tuple(tests),
     )
-
-
-def _replace_pass(t: TestResult, passed: bool, note: str) -> TestResult:
-    from dataclasses import replace
-
-    return replace(t, passed=passed, note="; ".join(x for x in (t.note, note) if x))
 
 
 def evaluate_model(

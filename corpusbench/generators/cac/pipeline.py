@@ -21,13 +21,20 @@ from corpusbench.corpus.chat import (
 from corpusbench.corpus.readers import MAX_LINE_BYTES
 from corpusbench.corpus.records import Utterance
 from corpusbench.errors import ConfigError, InputError
-from corpusbench.generators.cac.records import ADULT_TPR_BASELINE, Alternation, GroupStats, Site, TestResult
+from corpusbench.generators.cac.records import (
+    ADULT_TPR_BASELINE,
+    Alternation,
+    DyadUnit,
+    GroupStats,
+    Site,
+    TestResult,
+)
 from corpusbench.generators.cac.sites import SPACY_MODEL, extract_sites, load_nlp
 from corpusbench.generators.cac.stats import human_stats, human_tests
 
 log = logging.getLogger(__name__)
 TABLE_SUFFIXES = (".jsonl", ".json", ".csv", ".tsv", ".parquet", ".jsonl.gz", ".csv.gz")
-DYAD_MODES = ("file", "dir")
+DYAD_MODES = ("auto", "dir", "file")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -37,7 +44,10 @@ class CacConfig:
     roles: SpeakerRoles = field(default_factory=SpeakerRoles)
     alternation: Alternation = field(default_factory=Alternation)
     context_utterances: int | None = None  # None: the whole session before the site
-    dyads: str = "file"  # "file": one dyad per transcript/session; "dir": per parent folder
+    # "auto": a transcript found inside a folder belongs to the dyad of that folder (one folder per child,
+    # as CHILDES lays out Manchester), a transcript given on its own is its own dyad; "dir": every
+    # transcript belongs to its parent folder's dyad; "file": one dyad per transcript/session
+    dyads: str = "auto"
     split_sessions: int = 1  # >1: cut each session into contiguous pseudo-dyads (single-transcript use)
     baseline: float = ADULT_TPR_BASELINE
     alpha: float = 0.05
@@ -81,6 +91,7 @@ class CacResult:
     tests: list[TestResult]
     counters: dict[str, int]
     pseudo_dyads: bool
+    dyad_unit: DyadUnit
     notes: list[str] = field(default_factory=list)
 
 
@@ -130,9 +141,32 @@ def _check_roles(utterances: Sequence[Utterance], config: CacConfig) -> None:
             )
 
 
-def _dyad_of(config: CacConfig, parents: dict[str, str]) -> Callable[[str, int, int], str]:
+def _folder(label: str) -> str | None:
+    """The folder part of a transcript/session label (``Gail/020806.cha`` -> ``Gail``), if any."""
+    return label.rsplit("/", 1)[0] if "/" in label else None
+
+
+def base_dyads(files: Sequence[str], mode: str) -> dict[str, str]:
+    """Each transcript/session label -> its dyad before any ``split_sessions`` cut."""
+    if mode == "file":
+        return {f: f for f in files}
+    if mode == "dir":
+        return {f: _folder(f) or "." for f in files}
+    return {f: _folder(f) or f for f in files}
+
+
+def dyad_unit(bases: dict[str, str], mode: str, parts: int) -> DyadUnit:
+    """What a dyad was in this run (recorded in the manifest, printed, carried into the card)."""
+    own = [f == d for f, d in bases.items()]
+    unit = "file" if all(own) else "folder" if not any(own) else "mixed"
+    return DyadUnit(
+        mode=mode, unit=unit, n_dyads=len(set(bases.values())), n_sessions=len(bases), parts=parts
+    )
+
+
+def _dyad_of(config: CacConfig, bases: dict[str, str]) -> Callable[[str, int, int], str]:
     def dyad(file: str, pos: int, n: int) -> str:
-        base = parents.get(file, file) if config.dyads == "dir" else file
+        base = bases[file]
         if config.split_sessions > 1:
             part = min(config.split_sessions - 1, pos * config.split_sessions // max(n, 1))
             return f"{base}#{part + 1}/{config.split_sessions}"
@@ -153,7 +187,8 @@ def run_cac(
     utterances, files = read_dialogue(inputs, config)
     _check_roles(utterances, config)
     nlp = load_nlp(config.spacy_model)
-    parents = {u.file: (u.file.rsplit("/", 1)[0] if "/" in u.file else ".") for u in utterances}
+    bases = base_dyads(sorted({u.file for u in utterances}), config.dyads)
+    unit = dyad_unit(bases, config.dyads, config.split_sessions)
     counters: Counter[str] = Counter()
     total, done = len(utterances), 0
 
@@ -169,7 +204,7 @@ def run_cac(
             nlp=nlp,
             alternation=config.alternation,
             context_utterances=config.context_utterances,
-            dyad_of=_dyad_of(config, parents),
+            dyad_of=_dyad_of(config, bases),
             stats=counters,
             progress=tick,
         )
@@ -187,17 +222,23 @@ def run_cac(
         )
     stats = human_stats(sites, config.alternation, config.zipf_exponent)
     tests = human_tests(stats, baseline=config.baseline, alpha=config.alpha)
-    notes = []
+    notes = [f"unit of analysis: {unit.describe()}"]
     n_dyads = len({s.dyad for s in stats})
     if config.split_sessions > 1:
         notes.append(
-            f"tests across dyads use {n_dyads} pseudo-dyads: each session cut into "
-            f"{config.split_sessions} contiguous parts (TPR antecedents may lie in an earlier part)"
+            f"tests across dyads use {n_dyads} pseudo-dyads: part k of each dyad's sessions "
+            "(TPR antecedents may lie in an earlier part)"
         )
     if n_dyads < 2:
         notes.append(
             "single dyad: per-speaker statistics only; the across-dyad t-tests need >= 2 dyads "
-            "(use several transcripts or --split-sessions K)"
+            "(give a folder with one sub-folder per child, several transcripts with --dyads file, "
+            "or --split-sessions K)"
+        )
+    if unit.unit == "mixed":
+        notes.append(
+            "mixed units: transcripts inside a folder are grouped by folder, transcripts given on their "
+            "own are dyads of one session (--dyads file or dir makes it uniform)"
         )
     if not config.alternation.is_binary:
         notes.append("overlap and Yang's prediction are only defined for two alternatives: left empty")
@@ -211,6 +252,7 @@ def run_cac(
         tests=tests,
         counters=dict(sorted(counters.items())),
         pseudo_dyads=config.split_sessions > 1,
+        dyad_unit=unit,
         notes=notes,
     )
     write_outputs(result, utterances=utterances, files=files, config=config)

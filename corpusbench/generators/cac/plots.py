@@ -1,16 +1,23 @@
-"""CAC plots (matplotlib, Agg): empirical vs predicted overlap with the identity line; TPR vs baseline.
+"""CAC plots (matplotlib, Agg): empirical vs predicted overlap with the identity line; TPR vs baseline;
+model vs humans per dyad (:func:`plot_dyads`, the eval run's ``cac_dyads.png``).
 
-Both take any list of :class:`GroupStats` (humans and/or models); points are grouped by
+The first two take any list of :class:`GroupStats` (humans and/or models); points are grouped by
 ``source``/``role``. Files are written atomically.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
-from corpusbench.generators.cac.records import ADULT_TPR_BASELINE, GroupStats
+from corpusbench.generators.cac.records import (
+    ADULT_TPR_BASELINE,
+    DEGENERATE_BIAS,
+    UNIVERSAL_BIAS,
+    GroupStats,
+)
 from corpusbench.io import atomic_path
 
 _MARKERS = {"child": "o", "caretaker": "s"}
@@ -80,4 +87,121 @@ def plot_tpr(
     ax.set(ylim=(0, 1), ylabel="TPR (switch rate)", title=title)
     ax.legend(fontsize=8)
     _save(fig, Path(path))
+    plt.close(fig)
+
+
+MIN_TPR_CASES = 10  # a dyad's TPR from fewer cases is drawn hollow
+
+
+def _p(tests: Sequence[Mapping[str, Any]], name: str) -> str:
+    """`` (model p=0.123, pass)`` for the test ``name`` among a role's test rows (TestResult.as_row)."""
+    t = next((t for t in tests if t.get("name") == name), None)
+    p = None if t is None else t.get("p_value")
+    if p is None or math.isnan(p):
+        return ""
+    return f" (model p={p:.3f}, {'pass' if t['passed'] else 'fail'})"
+
+
+def plot_dyads(
+    human: Sequence[GroupStats],
+    model: Sequence[GroupStats],
+    path: str | Path,
+    *,
+    tests: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
+    baseline: float = ADULT_TPR_BASELINE,
+    bias_level: float = UNIVERSAL_BIAS,
+    min_cases: int = MIN_TPR_CASES,
+    title: str = "CAC: model vs humans per dyad",
+    footnote: str = "",
+) -> None:
+    """Model vs human overlap, bias and TPR per dyad: one row of panels per role the model was scored
+    on, one line per dyad (human ●, model ▲, joined). The overlap is the human empirical (Eq 9) and the
+    model expected overlap (Eq 2); bias is Eq 1 / Eq 3 with the adult level and the degenerate limit;
+    TPR has the adult baseline, and a dyad's TPR from fewer than ``min_cases`` cases is drawn hollow.
+    ``tests`` (per role: the model's test rows) put the D×N and TPR p-values in the panel titles.
+    Written at 300 dpi."""
+    plt = _pyplot()
+    roles = [r for r in ("child", "caretaker") if any(s.role == r for s in model)]
+    hum = {(s.dyad, s.role): s for s in human}
+    n_dyads = max([1] + [sum(s.role == r for s in model) for r in roles])
+    fig, axes = plt.subplots(
+        len(roles) or 1,
+        3,
+        figsize=(10, 0.9 + len(roles or [0]) * (0.9 + 0.26 * n_dyads)),
+        squeeze=False,
+        sharey="row",
+    )
+    panels = (
+        ("overlap", "D×N overlap", "dxn_overlap", (0.0, None)),
+        ("bias", "determiner bias", "", (0.5, 1.0)),
+        ("tpr", "TPR", "tpr_vs_adult_baseline", (0.0, None)),
+    )
+    sparse = False
+    for row, role in enumerate(roles):
+        rows = sorted((s for s in model if s.role == role), key=lambda s: s.dyad)
+        ys = list(range(len(rows)))[::-1]
+        for col, (attr, label, test, (lo, hi)) in enumerate(panels):
+            ax = axes[row][col]
+            for y, m in zip(ys, rows, strict=True):
+                h = hum.get((m.dyad, role))
+                mv, hv = getattr(m, attr), getattr(h, attr) if h else math.nan
+                if not (math.isnan(mv) or math.isnan(hv)):
+                    ax.plot([hv, mv], [y, y], color="lightgrey", lw=1, zorder=1)
+                hollow_m = attr == "tpr" and m.n_tpr < min_cases
+                hollow_h = attr == "tpr" and h is not None and h.n_tpr < min_cases
+                sparse |= hollow_m or hollow_h
+                if not math.isnan(hv):
+                    ax.scatter(
+                        hv,
+                        y,
+                        marker="o",
+                        s=28,
+                        zorder=2,
+                        clip_on=False,
+                        edgecolors="black",
+                        facecolors="white" if hollow_h else "black",
+                    )
+                if not math.isnan(mv):
+                    ax.scatter(
+                        mv,
+                        y,
+                        marker="^",
+                        s=32,
+                        zorder=3,
+                        clip_on=False,
+                        edgecolors="tab:blue",
+                        facecolors="white" if hollow_m else "tab:blue",
+                    )
+            if attr == "bias":
+                ax.axvline(bias_level, ls="--", color="grey", lw=1)
+                ax.axvline(DEGENERATE_BIAS, ls=":", color="firebrick", lw=1)
+            if attr == "tpr":
+                ax.axvline(baseline, ls="--", color="firebrick", lw=1)
+            ax.set_xlim(lo, hi if hi is not None else max(0.1, ax.get_xlim()[1]))
+            ax.set_title(
+                f"{role}: {label}{_p((tests or {}).get(role, ()), test) if test else ''}", fontsize=9
+            )
+            ax.set_yticks(ys, [s.dyad for s in rows], fontsize=7)
+            ax.tick_params(axis="x", labelsize=8)
+            ax.grid(axis="x", color="#eeeeee", lw=0.5)
+    handles = [
+        plt.Line2D([], [], marker="o", ls="", color="black", label="humans"),
+        plt.Line2D([], [], marker="^", ls="", color="tab:blue", label="model"),
+        plt.Line2D([], [], ls="--", color="grey", label=f"adult bias {bias_level:g}"),
+        plt.Line2D([], [], ls=":", color="firebrick", label=f"degenerate bias {DEGENERATE_BIAS:g}"),
+        plt.Line2D([], [], ls="--", color="firebrick", label=f"adult TPR {baseline:g}"),
+    ]
+    top = 1 - 0.55 / fig.get_figheight()  # title and legend: a fixed 0.55 in at the top
+    fig.suptitle(title, fontsize=10, y=1 - 0.1 / fig.get_figheight(), va="top")
+    fig.legend(
+        handles=handles, loc="lower center", bbox_to_anchor=(0.5, top), ncol=5, fontsize=8, frameon=False
+    )
+    notes = [footnote] if footnote else []
+    if sparse:
+        notes.append(f"hollow: TPR from fewer than {min_cases} cases in the dyad")
+    fig.tight_layout(rect=(0, 0, 1, top))
+    if notes:
+        fig.text(0.5, 0, "; ".join(notes), ha="center", va="top", fontsize=7)
+    with atomic_path(Path(path)) as tmp:
+        fig.savefig(tmp, format="png", dpi=300, bbox_inches="tight", metadata={"Software": None})
     plt.close(fig)

@@ -11,6 +11,7 @@ from corpusbench.errors import ConfigError, InputError
 
 ADULT_TPR_BASELINE = 0.2155  # pooled adult-to-adult TPR over 1,615 CHILDES cases (paper §4 prints 0.215)
 DEGENERATE_BIAS = 0.98  # paper Appendix D: bias >= 0.98 means a (near-)constant choice
+UNIVERSAL_BIAS = 0.82  # paper §2/§4: determiner bias of adult English (COCA); the §4 one-sample bias test
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -74,6 +75,48 @@ class Alternation:
             "finder": self.finder,
             "max_gap": self.max_gap,
             "singular_head": self.singular_head,
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DyadUnit:
+    """The unit of analysis: what one dyad (one value in the across-dyad tests) is.
+
+    ``unit`` is ``folder`` (a dyad = the folder holding a child's session files, the paper's
+    mother-child dyad), ``file`` (a dyad = one transcript or table session) or ``mixed``;
+    ``parts`` > 1 when each dyad is cut into contiguous pseudo-dyads (``--split-sessions``).
+    """
+
+    mode: str  # the requested --dyads mode (auto, folder, file)
+    unit: str
+    n_dyads: int
+    n_sessions: int
+    parts: int = 1
+
+    @property
+    def pseudo(self) -> bool:
+        return self.parts > 1
+
+    def describe(self) -> str:
+        """One line, e.g. ``dyad = a child's folder of session files (2 dyads, 4 sessions)``."""
+        what = {
+            "folder": "a child's folder of session files",
+            "file": "one transcript / session",
+            "mixed": "a child's folder, or a transcript given on its own",
+        }.get(self.unit, self.unit)
+        text = f"dyad = {what} ({self.n_dyads} dyad(s), {self.n_sessions} session(s))"
+        if self.pseudo:
+            text += f"; each session cut into {self.parts} contiguous parts (pseudo-dyads)"
+        return text
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "mode": self.mode,
+            "unit": self.unit,
+            "n_dyads": self.n_dyads,
+            "n_sessions": self.n_sessions,
+            "parts": self.parts,
+            "description": self.describe(),
         }
 
 

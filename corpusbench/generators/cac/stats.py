@@ -13,7 +13,14 @@ import numpy as np
 
 from corpusbench.corpus.chat import CARETAKER, CHILD
 from corpusbench.errors import ConfigError
-from corpusbench.generators.cac.records import ADULT_TPR_BASELINE, Alternation, GroupStats, Site, TestResult
+from corpusbench.generators.cac.records import (
+    ADULT_TPR_BASELINE,
+    UNIVERSAL_BIAS,
+    Alternation,
+    GroupStats,
+    Site,
+    TestResult,
+)
 
 ROLES = (CHILD, CARETAKER)
 
@@ -107,6 +114,12 @@ def human_stats(
     return out
 
 
+def passes(p_value: float, alpha: float = 0.05) -> bool | None:
+    """The paper's criterion (Table D1): a test is passed when p > alpha (no significant difference);
+    ``None`` when p was not computed."""
+    return None if math.isnan(p_value) else bool(p_value > alpha)
+
+
 def _finite_pairs(a: Sequence[float], b: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
     x, y = np.asarray(a, float), np.asarray(b, float)
     keep = np.isfinite(x) & np.isfinite(y)
@@ -149,7 +162,7 @@ def paired_test(
         p_value=float(r.pvalue),
         mean_a=float(x.mean()),
         mean_b=float(y.mean()),
-        passed=bool(r.pvalue > alpha),
+        passed=passes(float(r.pvalue), alpha),
     )
 
 
@@ -182,15 +195,20 @@ def one_sample_test(
         p_value=float(r.pvalue),
         mean_a=float(x.mean()),
         mean_b=popmean,
-        passed=bool(r.pvalue > alpha),
+        passed=passes(float(r.pvalue), alpha),
     )
 
 
 def human_tests(
-    stats: Sequence[GroupStats], *, baseline: float = ADULT_TPR_BASELINE, alpha: float = 0.05
+    stats: Sequence[GroupStats],
+    *,
+    baseline: float = ADULT_TPR_BASELINE,
+    bias_level: float = UNIVERSAL_BIAS,
+    alpha: float = 0.05,
 ) -> list[TestResult]:
-    """Per role: D×N (paired t, empirical vs predicted overlap) and TPR (one-sample t vs the adult
-    baseline); plus children vs caretakers TPR (paired t over dyads with both)."""
+    """The paper's §4 tests over dyads. Per role: D×N (paired t, empirical vs predicted overlap), TPR
+    (one-sample t vs the adult ``baseline``) and bias (one-sample t vs ``bias_level``, 0.82 from COCA).
+    Children vs caretakers, paired over the dyads with both: TPR, bias and empirical overlap."""
     out = []
     for role in ROLES:
         rows = [s for s in stats if s.role == role]
@@ -208,16 +226,22 @@ def human_tests(
                 [s.tpr for s in rows], baseline, name="tpr_vs_adult_baseline", role=role, alpha=alpha
             )
         )
-    child = {s.dyad: s.tpr for s in stats if s.role == CHILD}
-    care = {s.dyad: s.tpr for s in stats if s.role == CARETAKER}
-    both = sorted(set(child) & set(care))
-    out.append(
-        paired_test(
-            [child[d] for d in both],
-            [care[d] for d in both],
-            name="tpr_child_vs_caretaker",
-            role="child-caretaker",
-            alpha=alpha,
+        out.append(
+            one_sample_test(
+                [s.bias for s in rows], bias_level, name="bias_vs_adult_level", role=role, alpha=alpha
+            )
         )
-    )
+    for what in ("tpr", "bias", "overlap"):
+        child = {s.dyad: getattr(s, what) for s in stats if s.role == CHILD}
+        care = {s.dyad: getattr(s, what) for s in stats if s.role == CARETAKER}
+        both = sorted(set(child) & set(care))
+        out.append(
+            paired_test(
+                [child[d] for d in both],
+                [care[d] for d in both],
+                name=f"{what}_child_vs_caretaker",
+                role="child-caretaker",
+                alpha=alpha,
+            )
+        )
     return out

@@ -53,7 +53,7 @@ class CacReleaseParams:
     child: str = "CHI"
     caretakers: str = "MOT"
     context_utterances: int | None = None
-    dyads: str = "file"
+    dyads: str = "auto"
     split_sessions: int = 1
     baseline: float | None = None
     alpha: float = 0.05
@@ -79,9 +79,12 @@ def _f(x: Any, nd: int = 3) -> str:
     return "–" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{nd}f}"
 
 
-def stats_markdown(stats: list[dict[str, Any]], tests: list[dict[str, Any]]) -> str:
-    """The card's human-statistics table and the tests across dyads."""
-    lines = [
+def stats_markdown(
+    stats: list[dict[str, Any]], tests: list[dict[str, Any]], unit: dict[str, Any] | None = None
+) -> str:
+    """The card's unit of analysis, human-statistics table and the tests across dyads."""
+    lines = [f"Unit of analysis: {unit['description']}.", ""] if unit else []
+    lines += [
         "Human statistics per dyad and role (N noun types, S D×N tokens, bias Eq 1, empirical overlap, "
         "Yang's predicted overlap for a productive grammar, TPR cases and rate):",
         "",
@@ -148,6 +151,7 @@ def build_configs(ctx: GeneratorContext) -> list[ReleaseConfig]:
     table = sites_table(sites, sessions, config.alternation.spec())
     stats = _clean(pd.read_parquet(out / "human_stats.parquet").to_dict("records"))
     tests = _clean(manifest.get("tests", []))
+    unit = manifest.get("dyad_unit")
     counters = manifest.get("counters", {})
     dropped = {k: v for k, v in counters.items() if k.startswith("dropped:")}
     funnel = {
@@ -185,6 +189,7 @@ def build_configs(ctx: GeneratorContext) -> list[ReleaseConfig]:
                 "cac_parameters": config.as_dict(),
                 "cac_fingerprint": manifest["fingerprint"],
                 "pseudo_dyads": manifest.get("pseudo_dyads", False),
+                "dyad_unit": unit,
             },
             roles={"id": "site_id", "group": "dyad"},
             citations=(CAC_CITATION, YANG_CITATION),
@@ -195,11 +200,12 @@ def build_configs(ctx: GeneratorContext) -> list[ReleaseConfig]:
                     "config": name,
                     "parameters": config.as_dict(),
                     "notes": manifest.get("notes", []),
+                    "dyad_unit": unit,
                     "stats": stats,
                     "tests": tests,
                 }
             },
-            card_section=stats_markdown(stats, tests),
+            card_section=stats_markdown(stats, tests, unit),
             notes=tuple(notes),
         )
     ]

