@@ -13,45 +13,23 @@ from corpusbench.generators.fitclams import animacy
 from corpusbench.generators.fitclams.candidates import fr_present_pair_ok
 from corpusbench.generators.fitclams.records import Candidate
 
-VERB_STOPLIST = {
-    "en": frozenset({"be", "have", "do", "seem", "become", "let", "need", "dare", "say", "ought"}),
-    "fr": frozenset(
-        {
-            "être",
-            "avoir",
-            "faire",
-            "pouvoir",
-            "devoir",
-            "vouloir",
-            "falloir",
-            "savoir",
-            "sembler",
-            "paraître",
-            "devenir",
-            "rester",
-            "dire",
-        }
+# Copulas, auxiliaries and modals: never binned (App. D bins lexical verbs; the reference drops spaCy's
+# AUX), whatever the tagger says (NLTK has no AUX tag and tags "is", "has", "can" as verbs).
+AUXILIARIES = {
+    "en": frozenset(
+        {"be", "have", "do", "can", "could", "may", "might", "must", "shall", "should", "will", "would"}
+        | {"ought"}
     ),
-    "de": frozenset(
-        {
-            "sein",
-            "haben",
-            "werden",
-            "können",
-            "müssen",
-            "sollen",
-            "wollen",
-            "dürfen",
-            "mögen",
-            "lassen",
-            "heißen",
-            "scheinen",
-            "bleiben",
-            "sagen",
-            "geben",
-        }
-    ),
+    "fr": frozenset({"être", "avoir", "pouvoir", "devoir", "vouloir", "falloir"}),
+    "de": frozenset({"sein", "haben", "werden", "können", "müssen", "sollen", "wollen", "dürfen", "mögen"}),
 }
+# Light and raising verbs: lexical verbs, binned like any other, but never chosen (no intransitive use).
+LIGHT_VERBS = {
+    "en": frozenset({"seem", "become", "let", "need", "dare", "say"}),
+    "fr": frozenset({"faire", "savoir", "sembler", "paraître", "devenir", "rester", "dire"}),
+    "de": frozenset({"lassen", "heißen", "scheinen", "bleiben", "sagen", "geben"}),
+}
+VERB_STOPLIST = {lang: AUXILIARIES[lang] | LIGHT_VERBS[lang] for lang in AUXILIARIES}
 
 
 _DE_PLURAL_SUFFIXES = frozenset({"", "e", "er", "n", "en", "s", "nen"})
@@ -125,10 +103,15 @@ def mostly_verb(c: Candidate, verb_noun: Mapping[str, tuple[int, int]]) -> bool:
 
 
 def auxiliary_reason(lang: str, c: Candidate) -> str | None:
-    """Auxiliaries, copulas and light verbs ("be", "have", "say") are never chosen. By default
-    (App. D) they are binned like every other verb and dropped after binning, so they still set the
-    top edge; ``SelectionConfig(bin_counts="agreement")`` drops them before binning."""
-    return "auxiliary_or_copula" if c.pos == "verb" and c.lemma in VERB_STOPLIST[lang] else None
+    """Copulas, auxiliaries and modals ("be", "have", "can") are not lexical verbs: App. D bins lexical
+    verbs only, so they are dropped before binning and never set a bin edge."""
+    return "auxiliary_or_copula" if c.pos == "verb" and c.lemma in AUXILIARIES[lang] else None
+
+
+def light_verb_reason(lang: str, c: Candidate) -> str | None:
+    """Light and raising verbs ("say", "seem", "let") are binned like every lexical verb and never chosen;
+    ``SelectionConfig(bin_counts="agreement")`` drops them before binning."""
+    return "light_verb" if c.pos == "verb" and c.lemma in LIGHT_VERBS[lang] else None
 
 
 def noun_semantic(lang: str, c: Candidate, vocabulary: Mapping[str, int]) -> tuple[str | None, str]:

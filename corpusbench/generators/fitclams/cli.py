@@ -79,8 +79,8 @@ def fitclams(
     bin_counts: str = typer.Option(
         "paper",
         "--bin-counts",
-        help="paper (App. D: EN plural = VB+VBP, auxiliaries binned) | agreement (VBP only, "
-        "auxiliaries dropped before binning).",
+        help="paper (App. D: EN plural = VB+VBP over lexical verbs; copulas, auxiliaries and modals are "
+        "never binned) | agreement (VBP only; light verbs such as say/seem dropped before binning too).",
     ),
     config: Path | None = typer.Option(
         None, "--config", help="YAML with preps, rc_verbs, complements overrides."

@@ -34,6 +34,10 @@ log = logging.getLogger(__name__)
 GENERATOR = "fitclams.v1"
 _NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
 Progress = Callable[[str, int, int], None]
+SELECTION_DEPENDS_ON = (
+    "the stats of the corpora (their counts and contexts; with several corpora, the shared vocabulary) and "
+    "spec.selection (seed included); never the names the corpora are given"
+)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -208,6 +212,7 @@ def generate(
                 "template_version": TEMPLATE_VERSION,
                 "language": spec.language,
                 "spec": spec.as_dict(),
+                "selection_depends_on": SELECTION_DEPENDS_ON,
                 "inputs": inputs,
                 "code": code_version(),
                 "llm_judge": judge is not None,

@@ -33,6 +33,7 @@ from corpusbench.generators.fitclams.candidates import (
 )
 from corpusbench.generators.fitclams.checks import (
     auxiliary_reason,
+    light_verb_reason,
     noun_semantic,
     structural_reason,
     verb_semantic,
@@ -302,8 +303,10 @@ def build_selections(
             raw, slots = extract(counts, lang, pos, agreement_only=agreement)
             cands = []
             for c in raw:
-                reason = structural_reason(lang, c, shared, verb_noun) or (
-                    auxiliary_reason(lang, c) if agreement else None
+                reason = (
+                    structural_reason(lang, c, shared, verb_noun)
+                    or auxiliary_reason(lang, c)  # App. D bins lexical verbs only
+                    or (light_verb_reason(lang, c) if agreement else None)
                 )
                 cands.append(replace(c, keep=False, reason=reason) if reason else c)
             cands, edges = bin_candidates(cands, cfg.n_bins)
@@ -338,11 +341,11 @@ def build_selections(
                 reason, ev = verb_semantic(
                     lang, c, nxt, rc_forms, cfg.min_intransitive_share, cfg.min_verb_contexts, vocab
                 )
-                if auxiliary_reason(lang, c):  # binned (App. D), never chosen
-                    reason, ev = auxiliary_reason(lang, c), ""
+                if light := light_verb_reason(lang, c):  # binned (App. D), never chosen
+                    reason, ev = light, ""
                 c = replace(c, keep=reason is None, reason=reason or "", evidence=ev)
             verbs.append(c)
-        key = f"{cfg.seed}:{name}"
+        key = str(cfg.seed)  # the draw depends on the counts and the seed, never on the corpus's name
 
         noun_edges, verb_edges = edges_all["noun"], edges_all["verb"]
         common = {"cfg": cfg, "lang": lang, "judge": judge}

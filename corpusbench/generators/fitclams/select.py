@@ -3,8 +3,9 @@
 Per corpus and POS: structural survivors are binned with the reference's log-spaced edges
 (``corpus.bins.log_bin_edges``); within each scheduled bin the eligible candidates (animate / intransitive,
 gender known) are ranked by evidence strength and by distance to the bin's log-midpoint, and one of the
-best ``top_k`` is drawn with ``random.Random(f"{seed}:{corpus}:{pos}:{bin}")``. Empty bins are reported;
-with ``fill_empty`` they are filled from the nearest non-empty bin (flagged ``fill:<bin>``).
+best ``top_k`` is drawn with ``random.Random(f"{seed}:{role}:{bin}")`` (role: noun, object, verb): the
+choice depends on the corpus's counts and the seed only, never on the name the corpus is given. Empty bins
+are reported; with ``fill_empty`` they are filled from the nearest non-empty bin (flagged ``fill:<bin>``).
 """
 
 from __future__ import annotations
@@ -34,8 +35,9 @@ class SelectionConfig:
     min_intransitive_share: float = 0.6  # of a verb's corpus contexts with no object after it
     min_verb_contexts: int = 3  # fewer contexts than this are too little evidence of intransitive use
     coord_order: str = "file"  # "file" (the released sets' order) | "seeded" (a seeded coin per verb pair)
-    # "paper": App. D counts (EN plural = VB + VBP) over every verb, auxiliaries included;
-    # "agreement": EN plural = VBP only, auxiliaries/copulas dropped before binning (docs/fitclams.md)
+    # "paper": App. D counts (EN plural = VB + VBP) over lexical verbs (copulas, auxiliaries and modals
+    # are never binned, as the reference drops AUX); light verbs ("say", "seem") are binned, never chosen;
+    # "agreement": EN plural = VBP only, light verbs dropped before binning too (docs/fitclams.md)
     bin_counts: str = "paper"
 
 

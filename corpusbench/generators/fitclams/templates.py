@@ -192,7 +192,7 @@ def generate_pairs(
                 )
     elif paradigm in ("vp_coord", "long_vp_coord"):
         long = paradigm == "long_vp_coord"
-        rng = random.Random(f"{seed}:{lex.corpus}:coord")
+        rng = random.Random(f"{seed}:coord")  # the seed only, never the label
         combos = list(_coord_pairs(lex.verbs, coord_order, rng))
         for n in lex.nouns:
             for v1, v2 in combos:

@@ -31,8 +31,8 @@ FITCLAMS_CITATION = """@inproceedings{padovani2025childdirected,
 LIMITATIONS = (
     "FIT-CLAMS pairs come from fixed templates: they test agreement over the chosen words, not fluent text.",
     "Words are chosen automatically (the paper chose them by hand): per corpus, 10 log-spaced frequency bins "
-    "over all noun/verb candidates as in the paper's App. D (English plural verbs count VB + VBP; "
-    "auxiliaries are binned, then never chosen, so top verb bins can be empty), verbs must be tagged as "
+    "over the noun and lexical-verb candidates as in the paper's App. D (English plural verbs count VB + "
+    "VBP; copulas, auxiliaries and modals are never binned), verbs must be tagged as "
     "verbs more often than as nouns, and long-VP fillers come from the verb's corpus contexts or, where "
     "there are none, a hand-written adverbial (counted in the funnel as 'complement fallback').",
     "Verb-only (critical-region) scoring follows the paper; the spans are in good_start/good_end, "
