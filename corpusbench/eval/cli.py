@@ -187,15 +187,15 @@ def run_cmd(
     with _progress() as factory:
         report = run_eval(spec, progress=factory)
     acc = "n/a" if report.accuracy is None else f"{report.accuracy:.4f}"
-    console.print(f"{model}: {report.n_pairs} items, accuracy {acc}", soft_wrap=True)
-    for name, b in report.benchmarks.items():
-        score = b.get("score")
-        console.print(f"{name} score: {'n/a' if score is None else f'{score:.4f}'}")
+    console.print(f"{model}: {report.n_pairs} items, accuracy {acc}, ties {report.n_ties}", soft_wrap=True)
+    for line in report.headline():  # each score with its ties (count, share, ties counted as half)
+        console.print(line, soft_wrap=True)
     table = Table()
     table.add_column("config")
     table.add_column("accuracy", justify="right")
+    table.add_column("ties (not wins)")
     for cfg, acc_ in report.per_config.items():
-        table.add_row(cfg, "n/a" if acc_ is None else f"{acc_:.4f}")
+        table.add_row(cfg, "n/a" if acc_ is None else f"{acc_:.4f}", report.per_config_ties.get(cfg, ""))
     for cfg, res in (report.benchmarks.get("cac") or {}).get("configs", {}).items():
         table.add_row(cfg, "n/a" if res.get("score") is None else f"{res['score']:.4f}")
     for cfg, why in report.skipped.items():

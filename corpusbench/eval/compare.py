@@ -1,18 +1,19 @@
 """``corpusbench compare RUN...``: several eval runs in the papers' shape, with CIs and figures.
 
-Everything comes from each run's ``results.json`` (``benchmarks`` block). 95% CIs are percentile
-bootstrap intervals of a stratified bootstrap over pairs: each (category × bin) or paradigm cell is
-resampled on its own, so a cell's accuracy is redrawn as Binomial(n, acc) / n and the score is
-recomputed from the redrawn cells. LT-Swap Spearman (bin index vs per-bin score) is computed per
-model and averaged across models through Fisher z (Table 1); the spread ratio is (max − min across
-models in the rarest bin) / (max − min in the most frequent bin) (Table 2).
+Everything comes from each run's ``results.json`` (``benchmarks`` block). 95% intervals are honest at
+small n (:data:`corpusbench.eval.metrics.INTERVAL`): Wilson for one proportion (a paradigm, a config, a
+bin), MOVER over the cells' Wilson limits for a score that averages cells (LT-Swap score, bins and
+subtasks; FIT-CLAMS score). LT-Swap Spearman (bin index vs per-bin score) is computed per model and
+averaged across models through Fisher z (Table 1); the spread ratio is (max − min across models in the
+series' lowest bin) / (max − min in its highest bin), for the score and per subtask (Table 2). FIT-CLAMS
+columns are per evaluation lexicon (Table 4). Ties are shown apart, with the tie-as-half scores.
 """
 
 from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,12 +21,9 @@ from typing import Any
 import numpy as np
 
 from corpusbench.errors import InputError
-from corpusbench.eval.benchmarks import SUBTASK_SHORT, fisher_mean
-from corpusbench.eval.metrics import spread_ratio
+from corpusbench.eval.benchmarks import SUBTASK_SHORT, Cells, fisher_mean, fitclams_lexicons, ltswap_weights
+from corpusbench.eval.metrics import INTERVAL, cells_interval, spread_ratio
 from corpusbench.io import atomic_dir, read_json
-
-SHORT_SUBTASK = {v: k for k, v in SUBTASK_SHORT.items()}
-Cells = dict[str, tuple[int, int]]  # key -> (n, n_correct)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -58,41 +56,36 @@ def _model_label(model: Mapping[str, Any]) -> str:
     return f"{arch}:{name}" if arch.startswith("ngram") else name
 
 
-def _draw(cells: Cells, rng: np.random.Generator, n_boot: int) -> dict[str, np.ndarray]:
-    return {k: rng.binomial(n, k_ / n, size=n_boot) / n for k, (n, k_) in cells.items() if n}
-
-
-def _ci(stat: Callable[[Mapping[str, Any]], float], cells: Cells, n_boot: int, seed: int) -> list[float]:
-    if not cells or n_boot <= 0:
-        return [float("nan"), float("nan")]
-    rng = np.random.default_rng(seed)
-    draws = stat(_draw(cells, rng, n_boot))
-    lo, hi = np.percentile(draws, [2.5, 97.5])
-    return [float(lo), float(hi)]
-
-
 def ltswap_cells(lt: Mapping[str, Any]) -> Cells:
     return {k: (v["n"], v["n_correct"]) for k, v in lt["category_cells"].items()}
 
 
 def ltswap_stat(acc: Mapping[str, Any], bin_: int | None = None, subtask: str | None = None) -> Any:
-    """LT-Swap score from category-cell accuracies ``{"WS-NOUN|3": acc}`` (scalars or arrays): mean over
-    (subtask, bin) cells, each the mean of its categories; optionally one bin or one subtask only."""
-    groups: dict[tuple[str, int], list[Any]] = {}
-    for key, a in acc.items():
-        cat, b = key.rsplit("|", 1)
-        sub = SHORT_SUBTASK[cat.split("-")[0]]
-        if (bin_ is None or int(b) == bin_) and (subtask is None or sub == subtask):
-            groups.setdefault((sub, int(b)), []).append(a)
-    return np.mean([np.mean(v, axis=0) for v in groups.values()], axis=0)
+    """LT-Swap score from category-cell accuracies ``{"WS-NOUN|3": acc}``: mean over (subtask, bin)
+    cells, each the mean of its categories; optionally one bin or one subtask only."""
+    return sum(w * acc[k] for k, w in ltswap_weights(acc, bin_=bin_, subtask=subtask).items())
 
 
-def _fc_cells(part: Mapping[str, Any]) -> Cells:
-    return {k: (v["n"], v["n_correct"]) for k, v in part.items()}
+def ltswap_ci(lt: Mapping[str, Any], bin_: int | None = None, subtask: str | None = None) -> list[float]:
+    """95% interval of the LT-Swap score (or one bin / subtask): MOVER over the category cells' Wilson."""
+    cells = ltswap_cells(lt)
+    return cells_interval(cells, ltswap_weights(cells, bin_=bin_, subtask=subtask))
 
 
-def _mean_stat(acc: Mapping[str, Any]) -> Any:
-    return np.mean(list(acc.values()), axis=0)
+def prop_ci(cell: Mapping[str, Any]) -> list[float]:
+    """Wilson 95% interval of one accuracy cell (``n``, ``n_correct``)."""
+    return cells_interval({"c": (cell["n"], cell["n_correct"])}, {"c": 1.0})
+
+
+def mean_ci(cells: Mapping[str, Mapping[str, Any]]) -> list[float]:
+    """95% interval of the unweighted mean of several accuracy cells (FIT-CLAMS score over paradigms)."""
+    counts = {k: (c["n"], c["n_correct"]) for k, c in cells.items()}
+    return cells_interval(counts, {k: 1 / len(counts) for k in counts})
+
+
+def lexicon_prefix(fc: Mapping[str, Any], lexicon: str) -> str:
+    """Column prefix of a FIT-CLAMS lexicon: none when the run has one lexicon."""
+    return "" if len(fitclams_lexicons(fc)) == 1 or not lexicon else f"{lexicon} "
 
 
 def _fmt(x: float | None, ci: Sequence[float] | None = None) -> str:
@@ -140,9 +133,10 @@ def _by_bin(per_bin: Mapping[str, Any]) -> list[tuple[str, Any]]:
     return sorted(per_bin.items(), key=lambda kv: int(kv[0]))
 
 
-def comparison_table(runs: Sequence[Run], n_boot: int = 2000, seed: int = 0) -> Table:
-    """Rows models; columns: benchmark scores (CI), LT-Swap subtasks, categories and bins, FIT-CLAMS
-    paradigms and bins, ΔP OLS R², CAC score and model-side metrics, other pair configs."""
+def comparison_table(runs: Sequence[Run]) -> Table:
+    """Rows models; columns: benchmark scores (95% CI), LT-Swap subtasks, categories and bins, FIT-CLAMS
+    paradigms and bins per evaluation lexicon, ΔP OLS R², CAC score and model-side metrics, other pair
+    configs; tie-as-half scores where a run has ties."""
     cols: list[str] = []
     rows: list[dict[str, Any]] = []
 
@@ -151,43 +145,36 @@ def comparison_table(runs: Sequence[Run], n_boot: int = 2000, seed: int = 0) -> 
             cols.append(col)
         row[col] = (val, ci)
 
-    for i, run in enumerate(runs):
+    for run in runs:
         row: dict[str, Any] = {"model": run.label}
         b = run.bench
-        s = seed + 1000 * i
         if lt := b.get("ltswap"):
-            cells = ltswap_cells(lt)
-            put(row, "LT-Swap", lt["score"], _ci(ltswap_stat, cells, n_boot, s))
+            put(row, "LT-Swap", lt["score"], ltswap_ci(lt))
+            if lt.get("n_ties") and lt.get("ties_half"):
+                put(row, "LT-Swap (ties ½)", lt["ties_half"]["score"])
             for sub, v in lt["per_subtask"].items():
-                put(
-                    row,
-                    SUBTASK_SHORT[sub],
-                    v,
-                    _ci(lambda a, sub=sub: ltswap_stat(a, subtask=sub), cells, n_boot, s),
-                )
+                put(row, SUBTASK_SHORT[sub], v, ltswap_ci(lt, subtask=sub))
             for cat, v in lt["per_category"].items():
                 put(row, cat, v)
             for bn, v in _by_bin(lt["per_bin"]):
-                put(
-                    row,
-                    f"LT bin {bn}",
-                    v,
-                    _ci(lambda a, bn=bn: ltswap_stat(a, bin_=int(bn)), cells, n_boot, s),
-                )
+                put(row, f"LT bin {bn}", v, ltswap_ci(lt, bin_=int(bn)))
             put(row, "LT drop", lt["accuracy_drop"])
             if pre := lt.get("prefix"):
-                put(row, "WS+prefix", pre["score"], _ci(ltswap_stat, ltswap_cells(pre), n_boot, s))
+                put(row, "WS+prefix", pre["score"], ltswap_ci(pre))
         if fc := b.get("fitclams"):
-            cells = _fc_cells(fc["per_paradigm"])
-            put(row, "FIT-CLAMS", fc["score"], _ci(_mean_stat, cells, n_boot, s))
-            for p, v in fc["per_paradigm"].items():
-                put(row, p, v["accuracy"], _ci(_mean_stat, {p: cells[p]}, n_boot, s))
-            for bn, v in _by_bin(fc["per_noun_bin"]):
-                put(row, f"noun bin {bn}", v["accuracy"])
-            for bn, v in _by_bin(fc["per_verb_bin"]):
-                put(row, f"verb bin {bn}", v["accuracy"])
-            if (o := fc.get("delta_ols")) and o.get("full"):
-                put(row, "ΔP OLS R²", o["full"]["r2"])
+            for lex, one in fitclams_lexicons(fc).items():
+                pre_ = lexicon_prefix(fc, lex)
+                put(row, f"FIT-CLAMS {pre_}".strip(), one["score"], mean_ci(one["per_paradigm"]))
+                if one.get("n_ties") and one.get("score_ties_half") is not None:
+                    put(row, f"FIT-CLAMS {pre_}(ties ½)", one["score_ties_half"])
+                for p, v in one["per_paradigm"].items():
+                    put(row, f"{pre_}{p}", v["accuracy"], prop_ci(v))
+                for bn, v in _by_bin(one["per_noun_bin"]):
+                    put(row, f"{pre_}noun bin {bn}", v["accuracy"], prop_ci(v))
+                for bn, v in _by_bin(one["per_verb_bin"]):
+                    put(row, f"{pre_}verb bin {bn}", v["accuracy"], prop_ci(v))
+                if (o := one.get("delta_ols")) and o.get("full"):
+                    put(row, f"{pre_}ΔP OLS R²", o["full"]["r2"])
         if cac := b.get("cac"):
             put(row, "CAC", cac.get("score"))
             for k, v in sorted((cac.get("summary") or {}).items()):
@@ -199,7 +186,9 @@ def comparison_table(runs: Sequence[Run], n_boot: int = 2000, seed: int = 0) -> 
             if not _in_benchmark(c, b) and m.get("accuracy") is not None
         }
         for c, m in other.items():
-            put(row, c, m["accuracy"], _ci(_mean_stat, {c: (m["n"], m["n_correct"])}, n_boot, s))
+            put(row, c, m["accuracy"], prop_ci(m))
+            if m.get("n_ties"):
+                put(row, f"{c} (ties ½)", (m["n_correct"] + 0.5 * m["n_ties"]) / m["n"])
         rows.append(row)
     return Table(columns=cols, rows=rows, notes=_notes(runs))
 
@@ -213,8 +202,23 @@ def _in_benchmark(config: str, bench: Mapping[str, Any]) -> bool:
     return config in (bench.get("fitclams") or {}).get("counts_corpus", {})
 
 
+def _subtask_series(lt: Mapping[str, Any], sub: str) -> dict[str, float]:
+    return {k.split("|")[1]: v for k, v in (lt.get("cells") or {}).items() if k.split("|")[0] == sub}
+
+
+def ltswap_spread_ratios(lts: Mapping[str, Mapping[str, Any]]) -> dict[str, float | None]:
+    """Table 2 spread ratios across models: the score (``LT-Swap``) and each subtask (WS, IS, AG), each
+    between the series' own lowest and highest bin (bin 0 for the score, IS and AG; bin 1 for WS)."""
+    out = {"LT-Swap": spread_ratio({k: lt["per_bin"] for k, lt in lts.items()})}
+    for sub, short in SUBTASK_SHORT.items():
+        series = {k: _subtask_series(lt, sub) for k, lt in lts.items()}
+        if all(series.values()):
+            out[short] = spread_ratio(series)
+    return out
+
+
 def _notes(runs: Sequence[Run]) -> list[str]:
-    notes = []
+    notes = [f"95% intervals: {INTERVAL}."]
     lts = {r.label: r.bench["ltswap"] for r in runs if r.bench.get("ltswap")}
     if lts:
         rho = fisher_mean([lt["spearman_bin"]["rho"] for lt in lts.values()])
@@ -226,24 +230,31 @@ def _notes(runs: Sequence[Run]) -> list[str]:
             vals = [lt["spearman_bin_subtask"].get(sub, {}).get("rho") for lt in lts.values()]
             if any(v is not None for v in vals):
                 notes.append(f"  {SUBTASK_SHORT[sub]}: {fisher_mean(vals):.3f}")
-        ratio = spread_ratio(
-            {k: {b: v for b, v in lt["per_bin"].items() if int(b) > 0} for k, lt in lts.items()}
-        )
+        ratios = ltswap_spread_ratios(lts)
         notes.append(
-            "LT-Swap spread ratio (rarest vs most frequent bin, across models): "
-            + (
-                "n/a (needs ≥ 2 models, ≥ 2 shared bins and a spread in the most frequent bin)"
-                if ratio is None
-                else f"{ratio:.2f}"
-            )
+            "LT-Swap spread ratio (Table 2: max − min across models in the series' lowest bin / in its "
+            "highest bin; bin 0 for LT-Swap, IS, AG, bin 1 for WS): "
+            + ", ".join(f"{k} {'n/a' if v is None else f'{v:.2f}'}" for k, v in ratios.items())
         )
+        if None in ratios.values():
+            notes.append("  n/a: needs ≥ 2 models, ≥ 2 shared bins and a spread in the highest bin")
         drops = [lt["accuracy_drop"] for lt in lts.values() if lt["accuracy_drop"] is not None]
         if drops:
+            per_sub = {
+                short: [d for lt in lts.values() if (d := lt["accuracy_drop_subtask"].get(sub)) is not None]
+                for sub, short in SUBTASK_SHORT.items()
+            }
+            parts = [f"LT-Swap {np.mean(drops):+.3f}"]
+            parts += [f"{k} {np.mean(v):+.3f}" for k, v in per_sub.items() if v]
             notes.append(
-                f"LT-Swap accuracy drop (rarest − most frequent bin), mean over models: {np.mean(drops):+.3f}"
+                "LT-Swap accuracy drop (lowest − highest bin of each series), mean over models: "
+                + ", ".join(parts)
             )
-    ties = {r.label: r.results.get("n_ties", 0) for r in runs}
-    notes.append("ties (not wins, counted apart): " + ", ".join(f"{k} {v}" for k, v in ties.items()))
+    ties = {r.label: (r.results.get("n_ties", 0), r.results.get("n_pairs", 0)) for r in runs}
+    notes.append(
+        "ties (not wins, counted apart; the (ties ½) columns count them as 0.5): "
+        + ", ".join(f"{k} {t}/{n}" + (f" ({t / n:.1%})" if n else "") for k, (t, n) in ties.items())
+    )
     modes = {
         r.label: ",".join(sorted(set((r.results.get("scoring_mode") or {}).get("per_config", {}).values())))
         for r in runs
@@ -269,7 +280,7 @@ def write_comparison(
     from corpusbench.eval import compare_plots
 
     runs = load_runs(dirs)
-    table = comparison_table(runs, n_boot=n_boot, seed=seed)
+    table = comparison_table(runs)
     with atomic_dir(out) as tmp:
         md = [
             "# corpusbench compare",
@@ -277,16 +288,10 @@ def write_comparison(
             f"{len(runs)} run(s): " + ", ".join(f"`{r.path}`" for r in runs),
             "",
         ]
-        md += ["Scores with percentile-bootstrap 95% CIs (stratified over cells).", "", table.markdown()]
+        md += ["Scores with 95% intervals [low, high] (method under the table).", "", table.markdown()]
         md += ["", *[f"- {n}" if not n.startswith("  ") else f"  - {n.strip()}" for n in table.notes], ""]
         figures = compare_plots.plot_all(runs, tmp, n_boot=n_boot, seed=seed)
         md += [f"![{f}]({f})" for f in figures]
         (tmp / "compare.md").write_text("\n".join(md) + "\n", encoding="utf-8")
         (tmp / "compare.csv").write_text(table.csv(), encoding="utf-8")
     return ["compare.md", "compare.csv", *figures]
-
-
-def delta_points(run: Run) -> dict[str, list[float]] | None:
-    fc = run.bench.get("fitclams") or {}
-    o = fc.get("delta_ols") or {}
-    return o.get("points")

@@ -1,8 +1,10 @@
 """Figures of ``corpusbench compare``: accuracy vs frequency bin per model (LT-Swap Fig. 3 style,
 FIT-CLAMS noun/verb bins), ΔP vs log frequency (FIT-CLAMS §6) and CAC model-vs-human metrics.
 
-Every figure is titled and axis-labelled, shows n, draws 95% CIs (same bootstrap as the table),
-dodges models along x so markers and bars do not overlap, and keeps the legend outside the axes.
+Every figure is titled and axis-labelled, shows n, draws 95% intervals (as the table: Wilson, MOVER for
+averaged scores), dodges models along x so markers and bars do not overlap, and keeps the legend outside
+the axes. Points with fewer than ``MIN_N`` pairs are drawn hollow; points with ties get a grey tick at
+the tie-as-half accuracy. FIT-CLAMS draws one line per run and evaluation lexicon.
 """
 
 from __future__ import annotations
@@ -13,94 +15,48 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from corpusbench.eval.compare import _ci, _mean_stat, ltswap_cells, ltswap_stat
-from corpusbench.eval.plots import _plt, _save
+from corpusbench.eval.benchmarks import fitclams_lexicons
+from corpusbench.eval.compare import lexicon_prefix, ltswap_cells, ltswap_ci, prop_ci
+from corpusbench.eval.plots import MARKERS, MIN_N, Point, _plt, _save, bin_axis, draw_lines
+from corpusbench.eval.plots import legend_below as _legend
 
 if TYPE_CHECKING:
     from corpusbench.eval.compare import Run
 
-MARKERS = "osD^vP*X"
-
-
-def _dodge(i: int, k: int, width: float = 0.3) -> float:
-    return 0.0 if k == 1 else (i / (k - 1) - 0.5) * width
-
 
 def _lines(
-    ax: Any,
-    runs: Sequence[Run],
-    series: Callable[[Run], dict[int, tuple[float, list[float], int]] | None],
+    ax: Any, runs: Sequence[Run], series: Callable[[Run], dict[str, dict[int, Point]]]
 ) -> dict[int, int]:
-    """One line per model: {bin: (value, ci, n)}; returns the largest n per bin (for tick labels)."""
-    ns: dict[int, int] = {}
-    shown = [(r, s) for r in runs if (s := series(r))]
-    for i, (run, pts) in enumerate(shown):
-        xs = sorted(pts)
-        ys = np.array([pts[x][0] for x in xs])
-        lo = np.array([pts[x][1][0] for x in xs])
-        hi = np.array([pts[x][1][1] for x in xs])
-        err = np.vstack([np.nan_to_num(ys - lo), np.nan_to_num(hi - ys)])
-        dx = _dodge(i, len(shown))
-        ax.errorbar(
-            np.array(xs) + dx,
-            ys,
-            yerr=err,
-            marker=MARKERS[i % len(MARKERS)],
-            ms=4,
-            capsize=2,
-            lw=1.2,
-            label=run.label,
-        )
-        for x in xs:
-            ns[x] = max(ns.get(x, 0), pts[x][2])
-    return ns
+    """One line per model and series label (``plots.draw_lines``); the largest n per bin."""
+    return draw_lines(ax, [(f"{r.label} {lab}".strip(), pts) for r in runs for lab, pts in series(r).items()])
 
 
-def _bin_axis(ax: Any, ns: Mapping[int, int], xlabel: str) -> None:
-    xs = sorted(ns)
-    ax.set_xticks(xs, [f"{x}\nn={ns[x]}" for x in xs], fontsize=7)
-    ax.set_xlabel(xlabel)
-    ax.set_ylabel("accuracy")
-    ax.axhline(0.5, color="grey", lw=0.8, ls="--")
-    ax.set_ylim(-0.02, 1.02)
+def plot_ltswap(runs: Sequence[Run], out: Path) -> str | None:
+    """LT-Swap score per frequency bin per model (Fig. 3), 95% interval (MOVER over the cells' Wilson)."""
 
-
-def _legend(fig: Any, ax: Any) -> None:
-    handles, labels = ax.get_legend_handles_labels()
-    if handles:
-        fig.legend(
-            handles,
-            labels,
-            loc="upper center",
-            bbox_to_anchor=(0.5, 0.0),
-            ncol=min(len(labels), 3),
-            fontsize=8,
-            frameon=False,
-        )
-
-
-def plot_ltswap(runs: Sequence[Run], out: Path, n_boot: int, seed: int) -> str | None:
-    def series(run: Run) -> dict[int, tuple[float, list[float], int]] | None:
+    def series(run: Run) -> dict[str, dict[int, Point]]:
         lt = run.bench.get("ltswap")
         if not lt:
-            return None
+            return {}
         cells = ltswap_cells(lt)
+        half = (lt.get("ties_half") or {}).get("per_bin", {}) if lt.get("n_ties") else {}
         pts = {}
         for b, v in lt["per_bin"].items():
             n = sum(c[0] for k, c in cells.items() if int(k.rsplit("|", 1)[1]) == int(b))
-            ci = _ci(lambda a, b=b: ltswap_stat(a, bin_=int(b)), cells, n_boot, seed)
-            pts[int(b)] = (v, ci, n)
-        return pts
+            pts[int(b)] = (v, ltswap_ci(lt, bin_=int(b)), n, half.get(b))
+        return {"": pts}
 
     if not any(r.bench.get("ltswap") for r in runs):
         return None
     plt = _plt()
     fig, ax = plt.subplots(figsize=(6.4, 3.8))
     ns = _lines(ax, runs, series)
-    _bin_axis(ax, ns, "frequency bin (n = pairs per bin)")
+    bin_axis(ax, ns, "frequency bin (under it: pairs in the bin)")
     ax.set_ylabel("LT-Swap score (mean of subtasks)")
     ax.set_title(
-        "LT-Swap score by frequency bin, 95% CI (bin 0: InflectionSwap + AgreementSwap only)", fontsize=9
+        f"LT-Swap score by frequency bin, 95% CI (bin 0: InflectionSwap + AgreementSwap only; "
+        f"hollow: n < {MIN_N})",
+        fontsize=9,
     )
     _legend(fig, ax)
     _save(fig, out / "ltswap_by_bin.png")
@@ -108,18 +64,21 @@ def plot_ltswap(runs: Sequence[Run], out: Path, n_boot: int, seed: int) -> str |
     return "ltswap_by_bin.png"
 
 
-def plot_fitclams_bins(runs: Sequence[Run], out: Path, n_boot: int, seed: int) -> str | None:
+def plot_fitclams_bins(runs: Sequence[Run], out: Path) -> str | None:
+    """FIT-CLAMS accuracy per subject-noun and verb bin of the training corpus, per run and lexicon."""
     if not any(r.bench.get("fitclams") for r in runs):
         return None
 
-    def series(key: str) -> Callable[[Run], dict[int, tuple[float, list[float], int]] | None]:
-        def get(run: Run) -> dict[int, tuple[float, list[float], int]] | None:
+    def series(key: str) -> Callable[[Run], dict[str, dict[int, Point]]]:
+        def get(run: Run) -> dict[str, dict[int, Point]]:
             fc = run.bench.get("fitclams")
-            if not fc or not fc[key]:
-                return None
+            if not fc:
+                return {}
             return {
-                int(b): (c["accuracy"], _ci(_mean_stat, {b: (c["n"], c["n_correct"])}, n_boot, seed), c["n"])
-                for b, c in fc[key].items()
+                lexicon_prefix(fc, lex).strip(): {
+                    int(b): (c["accuracy"], prop_ci(c), c["n"], _half(c)) for b, c in one[key].items()
+                }
+                for lex, one in fitclams_lexicons(fc).items()
             }
 
         return get
@@ -128,11 +87,12 @@ def plot_fitclams_bins(runs: Sequence[Run], out: Path, n_boot: int, seed: int) -
     fig, axes = plt.subplots(1, 2, figsize=(9.0, 3.8), sharey=True)
     for ax, key, what in ((axes[0], "per_noun_bin", "subject noun"), (axes[1], "per_verb_bin", "verb")):
         ns = _lines(ax, runs, series(key))
-        _bin_axis(ax, ns, f"{what} frequency bin")
+        bin_axis(ax, ns, f"{what} frequency bin")
         ax.set_title(f"by {what} bin", fontsize=9)
     axes[1].set_ylabel("")
     fig.suptitle(
-        "FIT-CLAMS accuracy by training-corpus frequency bin (all paradigms; n = pairs per bin; 95% CI)",
+        "FIT-CLAMS accuracy by training-corpus frequency bin (all paradigms; n = pairs per bin; Wilson 95% "
+        f"CI; hollow: n < {MIN_N})",
         fontsize=10,
     )
     _legend(fig, axes[0])
@@ -141,11 +101,20 @@ def plot_fitclams_bins(runs: Sequence[Run], out: Path, n_boot: int, seed: int) -
     return "fitclams_by_bin.png"
 
 
+def _half(cell: Mapping[str, Any]) -> float | None:
+    """The tie-as-half accuracy of a cell with ties (None without)."""
+    if not cell.get("n_ties"):
+        return None
+    return (cell["n_correct"] + 0.5 * cell["n_ties"]) / cell["n"]
+
+
 def plot_delta(runs: Sequence[Run], out: Path) -> str | None:
     pts = {
-        r.label: p
+        f"{r.label} {lexicon_prefix(fc, lex)}".strip(): p
         for r in runs
-        if (p := ((r.bench.get("fitclams") or {}).get("delta_ols") or {}).get("points"))
+        if (fc := r.bench.get("fitclams"))
+        for lex, one in fitclams_lexicons(fc).items()
+        if (p := (one.get("delta_ols") or {}).get("points"))
     }
     if not pts:
         return None
@@ -247,8 +216,8 @@ def plot_cac(runs: Sequence[Run], out: Path, n_boot: int, seed: int) -> str | No
 
 def plot_all(runs: Sequence[Run], out: Path, *, n_boot: int = 2000, seed: int = 0) -> list[str]:
     made = [
-        plot_ltswap(runs, out, n_boot, seed),
-        plot_fitclams_bins(runs, out, n_boot, seed),
+        plot_ltswap(runs, out),
+        plot_fitclams_bins(runs, out),
         plot_delta(runs, out),
         plot_cac(runs, out, n_boot, seed),
     ]

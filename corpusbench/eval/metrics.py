@@ -1,6 +1,10 @@
 """Metrics of the three papers over :class:`PairScore` records.
 
-- Pairwise accuracy: good wins strictly; a tie is not a win and is counted (``n_ties``).
+- Pairwise accuracy: good wins strictly; a tie is not a win and is counted (``n_ties``, ``tie_share``),
+  with the tie-as-half accuracy beside it (``accuracy_ties_half``: a tie counts 0.5, as a coin flip).
+- 95% intervals honest at small n: the Wilson score interval for one proportion, and for a score that
+  averages several cells (LT-Swap score, bin, subtask; FIT-CLAMS score) the MOVER combination of the
+  cells' Wilson limits (Zou & Donner 2008; Newcombe 1998): never zero-width at 0/n or n/n.
 - Spearman, the LT-Swap spread ratio across models, the FIT-CLAMS smoothed log count and the OLS
   (statsmodels) of ΔP = log P(good) - log P(bad) on z-scored predictors. The benchmark scores that
   combine them live in :mod:`corpusbench.eval.benchmarks`.
@@ -17,17 +21,63 @@ import numpy as np
 
 from corpusbench.eval.records import PairScore
 
+Z95 = 1.959963984540054  # the 97.5% standard normal quantile
+INTERVAL = (
+    "95% Wilson score interval for one proportion; for a score that averages cells (LT-Swap score, bin, "
+    "subtask; FIT-CLAMS score), the MOVER combination of the cells' Wilson limits (Zou & Donner 2008)"
+)
+
+
+def wilson(k: float, n: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval of the proportion k/n (Wilson 1927; Newcombe 1998, method 3); NaN when n = 0."""
+    if n <= 0:
+        return float("nan"), float("nan")
+    p = k / n
+    den = 1 + z * z / n
+    mid = (p + z * z / (2 * n)) / den
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
+    return max(0.0, mid - half), min(1.0, mid + half)
+
+
+def mover(parts: Sequence[tuple[float, float, float, float]]) -> tuple[float, float]:
+    """95% interval of ``sum(w * p)`` from ``(w, p, lo, hi)`` per cell (w > 0; lo, hi: each p's interval):
+    MOVER, ``L - sqrt(sum (w (p - lo))²)``, ``L + sqrt(sum (w (hi - p))²)`` (Zou & Donner 2008)."""
+    parts = [x for x in parts if not math.isnan(x[2])]
+    if not parts:
+        return float("nan"), float("nan")
+    est = sum(w * p for w, p, _, _ in parts)
+    down = math.sqrt(sum((w * (p - lo)) ** 2 for w, p, lo, _ in parts))
+    up = math.sqrt(sum((w * (hi - p)) ** 2 for w, p, _, hi in parts))
+    return max(0.0, est - down), min(1.0, est + up)
+
+
+def cells_interval(cells: Mapping[str, tuple[int, int]], weights: Mapping[str, float]) -> list[float]:
+    """95% interval of ``sum(weights[k] * n_correct_k / n_k)`` over cells ``{k: (n, n_correct)}``: Wilson
+    for one cell, MOVER over the cells' Wilson limits for several."""
+    parts = []
+    for k, w in weights.items():
+        n, c = cells[k]
+        if n and w:
+            parts.append((w, c / n, *wilson(c, n)))
+    lo, hi = mover(parts)  # one cell of weight 1: its Wilson interval
+    return [float(lo), float(hi)]
+
 
 def accuracy_cell(scores: Sequence[PairScore]) -> dict[str, Any]:
+    """Strict accuracy (ties are not wins) with its Wilson 95% interval, ties (count, share) and the
+    tie-as-half accuracy; ``mean_delta`` = mean log P(good) - log P(bad)."""
     n = len(scores)
     correct = sum(s.correct for s in scores)
     ties = sum(s.logprob_good == s.logprob_bad for s in scores)
     deltas = [s.delta for s in scores]
     return {
         "accuracy": correct / n if n else None,
+        "ci95": list(wilson(correct, n)) if n else None,
         "n": n,
         "n_correct": correct,
         "n_ties": ties,
+        "tie_share": ties / n if n else None,
+        "accuracy_ties_half": (correct + 0.5 * ties) / n if n else None,
         "mean_delta": float(np.mean(deltas)) if n else None,
     }
 
@@ -53,7 +103,9 @@ def spearman(x: Sequence[float], y: Sequence[float]) -> dict[str, float | None]:
 
 
 def spread_ratio(avg_bin_by_model: Mapping[str, Mapping[str, float]]) -> float | None:
-    """(max - min across models in the lowest bin) / (max - min across models in the highest bin)."""
+    """(max - min across models in the lowest bin) / (max - min across models in the highest bin), over
+    the bins every model has: the series' own lowest bin (LT-Swap Table 2: bin 0 for the overall score,
+    InflectionSwap and AgreementSwap; bin 1 for WordSwap, which has no bin 0)."""
     common = set.intersection(*(set(m) for m in avg_bin_by_model.values())) if avg_bin_by_model else set()
     if len(avg_bin_by_model) < 2 or len(common) < 2:
         return None

@@ -1,11 +1,32 @@
-"""Accuracy plots (matplotlib, Agg backend): per group and per frequency bin, one file per kind."""
+"""Figures of ``corpusbench eval run`` (matplotlib, Agg backend): what the papers draw, one file per kind.
+
+- ``accuracy_by_group.png``: one bar per config (and group), Wilson 95% intervals.
+- ``ltswap_by_bin.png`` (LT-Swap Fig. 3 / 6): accuracy per frequency bin of the score and of each subtask
+  (WordSwap, InflectionSwap, AgreementSwap as SHORT and LONG), n per bin, 95% intervals.
+- ``fitclams_by_bin.png`` (FIT-CLAMS §6): accuracy per subject-noun and per verb frequency bin of the
+  training corpus, one line per evaluation lexicon.
+- ``accuracy_by_bin.png``: only for binned configs outside a benchmark (plain pairs), one line per config.
+
+Points and bars with fewer than ``MIN_N`` pairs are drawn hollow, and every title says so; ties are marked
+(a grey tick at the tie-as-half accuracy on lines, a hatched segment on bars) and counted in the legend.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from corpusbench.io import atomic_path
+import numpy as np
+
+from corpusbench.eval.benchmarks import SUBTASK_SHORT, fitclams_lexicons, ltswap_weights
+from corpusbench.eval.metrics import cells_interval
+
+MIN_N = 10  # fewer pairs than this: drawn hollow (the interval says how little it shows)
+MARKERS = "osD^vP*X"
+TIES_LABEL = "ties counted as ½"
+Point = tuple[float, list[float], int, float | None]  # (value, 95% interval, n, tie-as-half value or None)
+Series = dict[int, Point]  # bin -> point
 
 
 def _plt():
@@ -18,55 +39,243 @@ def _plt():
 
 
 def _save(fig: Any, path: Path) -> None:
+    from corpusbench.io import atomic_path
+
     with atomic_path(path) as tmp:
         fig.savefig(tmp, format="png", dpi=110, bbox_inches="tight")
 
 
-def plot_results(results: dict[str, Any], out: Path) -> list[str]:
-    """Write ``accuracy_by_group.png`` and, when bins exist, ``accuracy_by_bin.png``; return file names."""
-    plt = _plt()
-    written: list[str] = []
+def _dodge(i: int, k: int, width: float = 0.3) -> float:
+    return 0.0 if k == 1 else (i / (k - 1) - 0.5) * width
+
+
+def point(cells: Mapping[str, Mapping[str, Any]], weights: Mapping[str, float] | None = None) -> Point:
+    """A weighted mean of accuracy cells (equal weights by default) with its 95% interval (Wilson; MOVER
+    over several cells), the pairs behind it and, when any pair tied, the tie-as-half value."""
+    w = dict(weights) if weights is not None else {k: 1 / len(cells) for k in cells}
+    counts = {k: (int(cells[k]["n"]), int(cells[k]["n_correct"])) for k in w}
+    value = sum(wt * counts[k][1] / counts[k][0] for k, wt in w.items())
+    ties = sum(int(cells[k].get("n_ties") or 0) for k in w)
+    half = (
+        sum(wt * (counts[k][1] + 0.5 * (cells[k].get("n_ties") or 0)) / counts[k][0] for k, wt in w.items())
+        if ties
+        else None
+    )
+    return float(value), cells_interval(counts, w), sum(n for n, _ in counts.values()), half
+
+
+def mark_ties(ax: Any, xs: Sequence[float], halves: Sequence[float | None]) -> None:
+    """A grey tick at the tie-as-half accuracy of every point that has ties."""
+    pts = [(x, h) for x, h in zip(xs, halves, strict=True) if h is not None]
+    if pts:
+        labels = ax.get_legend_handles_labels()[1]
+        ax.plot(
+            [x for x, _ in pts],
+            [h for _, h in pts],
+            ls="",
+            marker="_",
+            ms=10,
+            mew=2,
+            color="0.45",
+            label=None if TIES_LABEL in labels else TIES_LABEL,
+        )
+
+
+def draw_lines(ax: Any, shown: Sequence[tuple[str, Series]]) -> dict[int, int]:
+    """One line per (label, series) with 95% error bars, dodged along x; points below ``MIN_N`` pairs
+    hollow, ties marked. Returns the largest n per bin (for the tick labels)."""
+    ns: dict[int, int] = {}
+    shown = [(label, pts) for label, pts in shown if pts]
+    for i, (label, pts) in enumerate(shown):
+        xs = sorted(pts)
+        ys = np.array([pts[x][0] for x in xs])
+        lo = np.array([pts[x][1][0] for x in xs])
+        hi = np.array([pts[x][1][1] for x in xs])
+        err = np.vstack([np.nan_to_num(ys - lo), np.nan_to_num(hi - ys)]).clip(min=0)
+        dx = np.array(xs, dtype=float) + _dodge(i, len(shown))
+        marker = MARKERS[i % len(MARKERS)]
+        bars = ax.errorbar(dx, ys, yerr=err, marker=marker, ms=4, capsize=2, lw=1.2, label=label, zorder=2)
+        small = [j for j, x in enumerate(xs) if pts[x][2] < MIN_N]
+        if small:  # hollow on top of the filled marker
+            color = bars[0].get_color()
+            ax.plot(dx[small], ys[small], ls="", marker=marker, ms=5, mfc="white", mec=color, zorder=3)
+        mark_ties(ax, list(dx), [pts[x][3] for x in xs])
+        for x in xs:
+            ns[x] = max(ns.get(x, 0), pts[x][2])
+    return ns
+
+
+def _n(n: int) -> str:
+    return f"{n / 1000:.1f}k" if n >= 1000 else str(n)
+
+
+def bin_axis(ax: Any, ns: Mapping[int, int], xlabel: str) -> None:
+    xs = sorted(ns)
+    ax.set_xticks(xs, [f"{x}\n{_n(ns[x])}" for x in xs], fontsize=6 if len(xs) > 6 else 7)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("accuracy")
+    ax.axhline(0.5, color="grey", lw=0.8, ls="--")
+    ax.set_ylim(-0.02, 1.02)
+
+
+def legend_below(fig: Any, ax: Any) -> None:
+    """The legend under the axes, never over the data."""
+    handles, labels = ax.get_legend_handles_labels()
+    if handles:
+        fig.legend(
+            handles,
+            labels,
+            loc="upper center",
+            bbox_to_anchor=(0.5, 0.0),
+            ncol=min(len(labels), 3),
+            fontsize=8,
+            frameon=False,
+        )
+
+
+def ltswap_series(lt: Mapping[str, Any]) -> dict[str, Series]:
+    """Per bin: the LT-Swap score and each subtask (AgreementSwap as AG-SHORT and AG-LONG)."""
+    cells = lt["category_cells"]
+    by_bin: dict[int, list[str]] = {}
+    for k in cells:
+        by_bin.setdefault(int(k.rsplit("|", 1)[1]), []).append(k)
+    out: dict[str, Series] = {"LT-Swap score": {}}
+    for b, keys in sorted(by_bin.items()):
+        sub = {k: cells[k] for k in keys}
+        out["LT-Swap score"][b] = point(sub, ltswap_weights(sub))
+        for short in SUBTASK_SHORT.values():
+            cats = sorted({k.split("|")[0] for k in keys if k.startswith(f"{short}-")})
+            groups = [[c] for c in cats] if short == "AG" else ([cats] if cats else [])
+            for group in groups:
+                label = group[0] if short == "AG" else short
+                out.setdefault(label, {})[b] = point({k: cells[k] for k in (f"{c}|{b}" for c in group)})
+    return out
+
+
+def fitclams_series(fc: Mapping[str, Any], key: str) -> dict[str, Series]:
+    """``key`` = ``per_noun_bin`` | ``per_verb_bin``: one series per evaluation lexicon."""
+    return {
+        lex: {int(b): point({"c": c}) for b, c in one[key].items()}
+        for lex, one in fitclams_lexicons(fc).items()
+    }
+
+
+def _title(results: dict[str, Any], what: str) -> str:
+    return f"{results['provenance']['model']['model_id']}: {what} (hollow: n < {MIN_N}; 95% CI: Wilson)"
+
+
+def plot_groups(results: dict[str, Any], out: Path) -> str | None:
+    """One bar per config (per group when a config has groups); ties hatched up to the tie-as-half value."""
     configs = results["configs"]
-    title = f"{results['provenance']['model']['model_id']}"
     groups = [
-        (cfg, g, c["accuracy"])
+        (cfg if not m["by_group"] or cfg.endswith(g) else g if len(configs) == 1 else f"{cfg}/{g}", c)
         for cfg, m in configs.items()
         for g, c in (m["by_group"] or {"all": m}).items()
+        if c["n"]
     ]
-    if groups:
-        fig, ax = plt.subplots(figsize=(max(4.0, 0.45 * len(groups) + 2), 3.6))
-        labels = [g if len(configs) == 1 or g == cfg else f"{cfg}/{g}" for cfg, g, _ in groups]
-        ax.bar(range(len(groups)), [a or 0.0 for *_, a in groups], color="#4C72B0")
-        ax.axhline(0.5, color="grey", lw=0.8, ls="--")
-        ax.set_xticks(range(len(groups)), labels, rotation=60, ha="right", fontsize=8)
-        ax.set_ylim(-0.02, 1.02)
-        ax.set_ylabel("pairwise accuracy")
-        ax.set_title(title, fontsize=9)
-        _save(fig, out / "accuracy_by_group.png")
-        plt.close(fig)
-        written.append("accuracy_by_group.png")
-    binned = {cfg: m for cfg, m in configs.items() if m["by_bin"]}
-    if binned:
-        fig, ax = plt.subplots(figsize=(6, 3.6))
-        for cfg, m in binned.items():
-            series: dict[str, dict[int, float]] = {}
+    if not groups:
+        return None
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(max(4.0, 0.45 * len(groups) + 2), 3.6))
+    xs = np.arange(len(groups))
+    pts = [point({"c": c}) for _, c in groups]
+    ys = np.array([p[0] for p in pts])
+    small = [p[2] < MIN_N for p in pts]
+    ax.bar(
+        xs,
+        ys,
+        color=["white" if s else "#4C72B0" for s in small],
+        edgecolor="#4C72B0",
+        yerr=np.vstack([ys - [p[1][0] for p in pts], [p[1][1] for p in pts] - ys]).clip(min=0),
+        capsize=2,
+    )
+    half = np.array([p[3] if p[3] is not None else p[0] for p in pts])
+    if (half > ys).any():
+        ax.bar(xs, half - ys, bottom=ys, color="none", edgecolor="0.45", hatch="///", lw=0)
+    n_ties = sum(int(c.get("n_ties") or 0) for _, c in groups)
+    ax.axhline(0.5, color="grey", lw=0.8, ls="--")
+    ax.set_xticks(xs, [f"{g} (n={p[2]})" for (g, _), p in zip(groups, pts, strict=True)], rotation=60,
+                  ha="right", fontsize=7)  # fmt: skip
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_ylabel("pairwise accuracy (ties are not wins)")
+    what = f"accuracy per config; ties {n_ties}" + (" (hatched: ties counted as ½)" if n_ties else "")
+    ax.set_title(_title(results, what), fontsize=8)
+    _save(fig, out / "accuracy_by_group.png")
+    plt.close(fig)
+    return "accuracy_by_group.png"
+
+
+def plot_ltswap_bins(results: dict[str, Any], out: Path) -> str | None:
+    lt = results["benchmarks"].get("ltswap")
+    if not lt:
+        return None
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(6.6, 3.8))
+    ns = draw_lines(ax, list(ltswap_series(lt).items()))
+    bin_axis(ax, ns, "frequency bin (under it: pairs in the bin, all subtasks)")
+    ax.set_title(
+        _title(results, f"LT-Swap per bin and subtask; bin 0 has no WordSwap; ties {lt.get('n_ties', 0)}"),
+        fontsize=8,
+    )
+    legend_below(fig, ax)
+    _save(fig, out / "ltswap_by_bin.png")
+    plt.close(fig)
+    return "ltswap_by_bin.png"
+
+
+def plot_fitclams_bins(results: dict[str, Any], out: Path) -> str | None:
+    fc = results["benchmarks"].get("fitclams")
+    if not fc:
+        return None
+    plt = _plt()
+    fig, axes = plt.subplots(1, 2, figsize=(9.0, 3.8), sharey=True)
+    for ax, key, what in ((axes[0], "per_noun_bin", "subject noun"), (axes[1], "per_verb_bin", "verb")):
+        ns = draw_lines(ax, [(f"lexicon {k}".strip(), v) for k, v in fitclams_series(fc, key).items()])
+        bin_axis(ax, ns, f"{what} bin (under it: pairs)")
+    axes[1].set_ylabel("")
+    what = f"FIT-CLAMS by frequency bin of the training corpus; ties {fc.get('n_ties', 0)}"
+    fig.suptitle(_title(results, what), fontsize=9)
+    legend_below(fig, axes[0])
+    _save(fig, out / "fitclams_by_bin.png")
+    plt.close(fig)
+    return "fitclams_by_bin.png"
+
+
+def _in_benchmarks(results: dict[str, Any]) -> set[str]:
+    bench = results["benchmarks"]
+    lt, fc = bench.get("ltswap") or {}, bench.get("fitclams") or {}
+    names = set(lt.get("configs", [])) | set(fc.get("counts_corpus", {}))
+    return names | {c for c in results["configs"] if lt and c.endswith("-prefix")}
+
+
+def plot_other_bins(results: dict[str, Any], out: Path) -> str | None:
+    """Binned configs outside the benchmarks: one line per config (per group when there is one config)."""
+    skip = _in_benchmarks(results)
+    binned = {c: m for c, m in results["configs"].items() if m["by_bin"] and c not in skip}
+    if not binned:
+        return None
+    shown: list[tuple[str, Series]] = []
+    for cfg, m in binned.items():
+        if len(binned) == 1 and m["by_group_bin"]:
+            per: dict[str, Series] = {}
             for key, c in m["by_group_bin"].items():
                 g, b = key.rsplit("|", 1)
-                series.setdefault(g, {})[int(b)] = c["accuracy"]
-            if not series:
-                series = {"all": {int(b): c["accuracy"] for b, c in m["by_bin"].items()}}
-            for g, pts in sorted(series.items()):
-                xs = sorted(pts)
-                label = g if len(binned) == 1 else f"{cfg}/{g}"
-                ax.plot(xs, [pts[x] for x in xs], marker="o", ms=3, label=label)
-        ax.axhline(0.5, color="grey", lw=0.8, ls="--")
-        ax.set_xlabel("frequency bin")
-        ax.xaxis.get_major_locator().set_params(integer=True)
-        ax.set_ylabel("pairwise accuracy")
-        ax.set_ylim(-0.02, 1.02)
-        ax.set_title(title, fontsize=9)
-        ax.legend(fontsize=7, ncol=2)
-        _save(fig, out / "accuracy_by_bin.png")
-        plt.close(fig)
-        written.append("accuracy_by_bin.png")
-    return written
+                per.setdefault(g, {})[int(b)] = point({"c": c})
+            shown += sorted(per.items())
+        else:
+            shown.append((cfg, {int(b): point({"c": c}) for b, c in m["by_bin"].items()}))
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(6.4, 3.8))
+    ns = draw_lines(ax, shown)
+    bin_axis(ax, ns, "frequency bin (under it: pairs)")
+    ax.set_title(_title(results, "accuracy per bin"), fontsize=8)
+    legend_below(fig, ax)
+    _save(fig, out / "accuracy_by_bin.png")
+    plt.close(fig)
+    return "accuracy_by_bin.png"
+
+
+def plot_results(results: dict[str, Any], out: Path) -> list[str]:
+    """Write the figures of one eval run into ``out`` (see the module doc); return their file names."""
+    made = [plot_groups(results, out), plot_ltswap_bins(results, out), plot_fitclams_bins(results, out)]
+    return [m for m in [*made, plot_other_bins(results, out)] if m]

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 from corpusbench.errors import InputError
-from corpusbench.eval.metrics import spread_ratio
 from corpusbench.io import read_json
 
 
@@ -16,7 +15,7 @@ from corpusbench.io import read_json
 class Comparison:
     configs: tuple[str, ...]
     rows: tuple[dict[str, Any], ...]  # model, dataset, accuracy, accuracy_macro_configs, per-config accuracy
-    ltswap_spread_ratio: dict[str, float | None]
+    ltswap_spread_ratio: dict[str, float | None]  # LT-Swap, WS, IS, AG (Table 2), each from its lowest bin
 
     def markdown(self) -> str:
         head = ["model", "dataset", "accuracy", "macro", *self.configs]
@@ -46,10 +45,12 @@ def compare_runs(dirs: Sequence[str | Path]) -> Comparison:
         }
         for r in runs
     )
+    from corpusbench.eval.compare import ltswap_spread_ratios
+
     per_model = {
-        f"{i}:{r['provenance']['model']['model_id']}": r["benchmarks"]["ltswap"]["per_bin"]
+        f"{i}:{r['provenance']['model']['model_id']}": r["benchmarks"]["ltswap"]
         for i, r in enumerate(runs)
         if (r.get("benchmarks") or {}).get("ltswap")
     }
-    spread = {"ltswap": spread_ratio(per_model)} if len(per_model) > 1 else {}
+    spread = ltswap_spread_ratios(per_model) if len(per_model) > 1 else {}
     return Comparison(configs=configs, rows=rows, ltswap_spread_ratio=spread)

@@ -67,6 +67,12 @@ class EvalReport:
     seconds: float = 0.0
     skipped: dict[str, str] = field(default_factory=dict)
     benchmarks: dict[str, Any] = field(default_factory=dict)
+    n_ties: int = 0
+    per_config_ties: dict[str, str] = field(default_factory=dict)  # config -> "ties 3/20 (15.0%), ..."
+
+    def headline(self) -> list[str]:
+        """The console's benchmark lines: each score with its ties (count, share, ties as half)."""
+        return headline_lines(self.benchmarks)
 
 
 def default_out(model: str) -> Path:
@@ -219,6 +225,7 @@ def build_results(
     train_corpus: str | None = None,
 ) -> dict[str, Any]:
     from corpusbench.eval.benchmarks import TIE_RULE, fitclams_benchmark, ltswap_benchmark
+    from corpusbench.eval.metrics import INTERVAL
 
     per_cfg = {cfg: config_metrics([s for s in scores if s.config == cfg]) for cfg in data.configs}
     n = len(scores)
@@ -236,8 +243,11 @@ def build_results(
         "accuracy": sum(s.correct for s in scores) / n if n else None,
         "accuracy_macro_configs": float(np.mean(accs)) if accs else None,
         "n_pairs": n,
-        "n_ties": sum(s.logprob_good == s.logprob_bad for s in scores),
+        "n_ties": (ties := sum(s.logprob_good == s.logprob_bad for s in scores)),
+        "tie_share": ties / n if n else None,
+        "accuracy_ties_half": (sum(s.correct for s in scores) + 0.5 * ties) / n if n else None,
         "tie_rule": TIE_RULE,
+        "interval": INTERVAL,
         "scoring_mode": {"requested": scoring, "per_config": scoring_modes(data.pairs, scoring)},
         "benchmarks": benchmarks,
         "skipped": dict(skipped or {}),
@@ -250,18 +260,72 @@ def _f(x: float | None, fmt: str = ".4f") -> str:
     return "n/a" if x is None else format(x, fmt)
 
 
+def _ci(ci: Sequence[float] | None) -> str:
+    return "" if not ci or ci[0] != ci[0] else f" [{ci[0]:.3f}, {ci[1]:.3f}]"
+
+
+def tie_text(n_ties: int, n: int, half: float | None = None) -> str:
+    """``ties 88/140 (62.9%), ties as ½ 0.479`` (just ``ties 0/140`` without ties)."""
+    text = f"ties {n_ties}/{n}"
+    if n_ties and n:
+        text += f" ({n_ties / n:.1%})" + (f", ties as ½ {half:.4f}" if half is not None else "")
+    return text
+
+
+def _cell(c: dict[str, Any]) -> str:
+    ties = f", ties {c['n_ties']}" if c.get("n_ties") else ""
+    return f"{_f(c['accuracy'], '.3f')}{_ci(c.get('ci95'))} (n={c['n']}{ties})"
+
+
+def headline_lines(bench: dict[str, Any]) -> list[str]:
+    """One line per benchmark score (FIT-CLAMS: per evaluation lexicon), with its ties beside it."""
+    from corpusbench.eval.benchmarks import fitclams_lexicons
+
+    lines = []
+    if lt := bench.get("ltswap"):
+        half = (lt.get("ties_half") or {}).get("score")
+        lines.append(
+            f"ltswap score {_f(lt['score'])}{_ci((lt.get('ci95') or {}).get('score'))} "
+            f"({tie_text(lt['n_ties'], lt['n'], half)})"
+        )
+    if fc := bench.get("fitclams"):
+        for lex, one in fitclams_lexicons(fc).items():
+            name = f"fitclams score, lexicon {lex}:" if lex else "fitclams score"
+            lines.append(
+                f"{name} {_f(one['score'])}{_ci(one.get('score_ci95'))} "
+                f"({tie_text(one['n_ties'], one['n'], one.get('score_ties_half'))})"
+            )
+    for name, b in bench.items():
+        if name not in ("ltswap", "fitclams"):
+            lines.append(f"{name} score {_f(b.get('score'))}")
+    return lines
+
+
 def benchmarks_markdown(bench: dict[str, Any]) -> list[str]:
     """The ``benchmarks`` block as Markdown lines (LT-Swap, FIT-CLAMS, CAC headline numbers)."""
+    from corpusbench.eval.benchmarks import SUBTASK_SHORT, fitclams_lexicons
+
     lines: list[str] = []
     if lt := bench.get("ltswap"):
-        subs = ", ".join(f"{k} {v:.4f}" for k, v in lt["per_subtask"].items())
+        ci = lt.get("ci95") or {}
+        subs = ", ".join(
+            f"{k} {v:.4f}{_ci((ci.get('per_subtask') or {}).get(k))}" for k, v in lt["per_subtask"].items()
+        )
         cats = ", ".join(f"{k} {v:.4f}" for k, v in lt["per_category"].items())
-        bins = ", ".join(f"{k}: {v:.3f}" for k, v in lt["per_bin"].items())
+        bin_ci = ci.get("per_bin") or {}
+        bins = ", ".join(f"{k}: {v:.3f}{_ci(bin_ci.get(k))}" for k, v in lt["per_bin"].items())
+        drops = ", ".join(
+            f"{SUBTASK_SHORT[s]} {_f(d, '+.4f')}" for s, d in lt.get("accuracy_drop_subtask", {}).items()
+        )
+        ends = (lt.get("drop_bins") or {}).get("score")
+        span = f", bins {ends[0]}–{ends[1]}" if ends else ""
         lines += [
-            f"- **LT-Swap score {lt['score']:.4f}** (mean of bin × subtask cells; "
-            f"n={lt['n']}, ties {lt['n_ties']})",
+            f"- **LT-Swap score {lt['score']:.4f}**{_ci(ci.get('score'))} (mean of bin × subtask cells; "
+            f"n={lt['n']}, {tie_text(lt['n_ties'], lt['n'], (lt.get('ties_half') or {}).get('score'))})",
             f"  - subtasks: {subs}; categories: {cats}",
-            f"  - per bin: {bins}; accuracy drop (rarest − most frequent bin) {_f(lt['accuracy_drop'])}, "
+            f"  - per bin: {bins}",
+            f"  - accuracy drop (lowest − highest bin of each series{span})"
+            f" {_f(lt['accuracy_drop'], '+.4f')}; per subtask {drops or 'n/a'}; "
             f"Spearman(bin, score) {_f(lt['spearman_bin']['rho'], '.3f')}",
         ]
         if pre := lt.get("prefix"):
@@ -270,22 +334,26 @@ def benchmarks_markdown(bench: dict[str, Any]) -> list[str]:
                 f"{_f(pre['gain_lowest_3_bins'], '+.4f')}"
             )
     if fc := bench.get("fitclams"):
-        paras = ", ".join(f"{k} {v['accuracy']:.4f}" for k, v in fc["per_paradigm"].items())
-        nb = ", ".join(f"{k}: {v['accuracy']:.3f} (n={v['n']})" for k, v in fc["per_noun_bin"].items())
-        vb = ", ".join(f"{k}: {v['accuracy']:.3f} (n={v['n']})" for k, v in fc["per_verb_bin"].items())
-        lines += [
-            f"- **FIT-CLAMS score {fc['score']:.4f}** (mean over paradigms; "
-            f"n={fc['n']}, ties {fc['n_ties']})",
-            f"  - paradigms: {paras}",
-            f"  - noun bins: {nb or 'n/a'}; verb bins: {vb or 'n/a'}",
-        ]
-        if (ols_ := fc.get("delta_ols")) and ols_["full"]:
-            o = ols_["full"]
-            terms = ", ".join(f"{k} {o['coef'][k]:+.3f} (se {o['se'][k]:.3f})" for k in o["coef"])
-            lines.append(
-                f"  - ΔP OLS on {ols_['paradigm']} (n={o['n']}): R² {_f(o['r2'], '.3f')}, "
-                f"adj. R² {_f(o['r2_adj'], '.3f')}; {terms}"
-            )
+        for lex, one in fitclams_lexicons(fc).items():
+            paras = ", ".join(f"{k} {_cell(v)}" for k, v in one["per_paradigm"].items())
+            nb = ", ".join(f"{k}: {_cell(v)}" for k, v in one["per_noun_bin"].items())
+            vb = ", ".join(f"{k}: {_cell(v)}" for k, v in one["per_verb_bin"].items())
+            counts = sorted({c for c in one["counts_corpus"].values() if c})
+            lines += [
+                f"- **FIT-CLAMS score{f', lexicon {lex}:' if lex else ''} {one['score']:.4f}**"
+                f"{_ci(one.get('score_ci95'))} (mean over paradigms; n={one['n']}, "
+                f"{tie_text(one['n_ties'], one['n'], one.get('score_ties_half'))})",
+                f"  - paradigms: {paras}",
+                f"  - bins of {', '.join(counts) or 'n/a'}: noun {nb or 'n/a'}; verb {vb or 'n/a'}",
+            ]
+            if (ols_ := one.get("delta_ols")) and ols_["full"]:
+                o = ols_["full"]
+                terms = ", ".join(f"{k} {o['coef'][k]:+.3f} (se {o['se'][k]:.3f})" for k in o["coef"])
+                lines.append(
+                    f"  - ΔP OLS on {ols_['paradigm']} (n={o['n']}, counts of "
+                    f"{ols_.get('counts_corpus') or 'n/a'}): R² {_f(o['r2'], '.3f')}, "
+                    f"adj. R² {_f(o['r2_adj'], '.3f')}; {terms}"
+                )
     if cac := bench.get("cac"):
         lines.append(f"- **CAC score {_f(cac.get('score'))}** (agreement with the children)")
         summ = cac.get("summary") or {}
@@ -301,8 +369,10 @@ def summary_markdown(results: dict[str, Any]) -> str:
         f"# Evaluation of `{prov['model']['model_id']}` on `{prov['dataset']['dataset']}`",
         "",
         f"- pairs: {results['n_pairs']}, accuracy (micro): {_f(results['accuracy'])}, "
-        f"macro over configs: {_f(results['accuracy_macro_configs'])}, ties: {results['n_ties']}",
+        f"macro over configs: {_f(results['accuracy_macro_configs'])}, "
+        f"{tie_text(results['n_ties'], results['n_pairs'], results.get('accuracy_ties_half'))}",
         f"- ties: {results['tie_rule']}",
+        f"- intervals: {results.get('interval') or 'n/a'}",
         f"- scoring mode: {', '.join(modes) or 'n/a'} (`--scoring {results['scoring_mode']['requested']}`; "
         "critical_region = only the critical words' log-probabilities, full_sentence = whole sentences)",
         f"- scorer: `{prov['scorer']['scorer']}` ({conventions})",
@@ -320,14 +390,16 @@ def summary_markdown(results: dict[str, Any]) -> str:
     lines += [
         "## Configs",
         "",
-        "| config | group | n | accuracy | ties | mean ΔP |",
-        "|---|---|---:|---:|---:|---:|",
+        "| config | group | n | accuracy [95% CI] | ties (share) | accuracy, ties as ½ | mean ΔP |",
+        "|---|---|---:|---:|---:|---:|---:|",
     ]
     for cfg, m in results["configs"].items():
         rows = [("(all)", m)] + [(g, c) for g, c in m["by_group"].items() if g != cfg]
         for g, c in rows:
-            acc, delta = _f(c["accuracy"]), _f(c["mean_delta"], ".3f")
-            lines.append(f"| {cfg} | {g} | {c['n']} | {acc} | {c['n_ties']} | {delta} |")
+            acc, delta = f"{_f(c['accuracy'])}{_ci(c.get('ci95'))}", _f(c["mean_delta"], ".3f")
+            share = f"{c['n_ties']}" + (f" ({c['n_ties'] / c['n']:.1%})" if c["n_ties"] and c["n"] else "")
+            half = _f(c.get("accuracy_ties_half")) if c["n_ties"] else "="
+            lines.append(f"| {cfg} | {g} | {c['n']} | {acc} | {share} | {half} | {delta} |")
     return "\n".join(lines) + "\n"
 
 
@@ -371,6 +443,12 @@ def write_eval_folder(
         n_pairs=n_items,
         per_config={c: m["accuracy"] for c, m in results["configs"].items()},
         seconds=time.perf_counter() - started,
+        n_ties=int(results.get("n_ties") or 0),
+        per_config_ties={
+            c: tie_text(int(m.get("n_ties") or 0), int(m.get("n") or 0), m.get("accuracy_ties_half"))
+            for c, m in results["configs"].items()
+            if "n_ties" in m
+        },
     )
 
 

@@ -120,9 +120,21 @@ def test_ltswap_score_cells_drop_and_spearman_by_hand():
     assert lt["per_category"] == pytest.approx(
         {"WS-NOUN": 0.75, "WS-VERB": 1.0, "IS-NOUN": 0.75, "IS-VERB": 0.0, "AG-SHORT": 0.5, "AG-LONG": 0.75}
     )
-    assert lt["accuracy_drop"] == pytest.approx(0.375 - 2.5 / 3)  # rarest (bin 1) - most frequent: negative
+    # Table 2: each series' own lowest bin minus its highest (bin 0 for the score, IS, AG; bin 1 for WS)
+    assert lt["accuracy_drop"] == pytest.approx(0.625 - 2.5 / 3)
+    assert lt["accuracy_drop_subtask"] == pytest.approx(
+        {"wordswap": 0.75 - 1.0, "inflectionswap": 0.5 - 1.0, "agreementswap": 0.75 - 0.5}
+    )
+    ends = {"score": [0, 2], "wordswap": [1, 2], "inflectionswap": [0, 2], "agreementswap": [0, 2]}
+    assert lt["drop_bins"] == ends
     assert lt["spearman_bin"]["rho"] == pytest.approx(0.5)  # ranks (2, 1, 3) vs (1, 2, 3)
-    assert lt["n"] == 20 and lt["n_ties"] == 1  # 22 pairs minus WordSwap bin 0
+    assert lt["n"] == 20 and lt["n_ties"] == 1 and lt["tie_share"] == 1 / 20  # 22 pairs minus WordSwap bin 0
+    # the tie (IS-VERB bin 1: 0 wins, 1 tie of 2) counted as half: that cell .25 instead of 0
+    assert lt["ties_half"]["score"] == pytest.approx(4.75 / 7)
+    assert lt["ties_half"]["per_bin"]["1"] == pytest.approx((0.75 + 0.25) / 2)
+    # 95% intervals: Wilson for one cell (0 of 2 is not [0, 0]), MOVER for averages, around the value
+    assert lt["ci95"]["cells"]["inflectionswap|1"] == pytest.approx([0.0, 3.8415 / 5.8415], abs=1e-4)
+    assert lt["ci95"]["score"][0] < lt["score"] < lt["ci95"]["score"][1]
     # the prefix variant is reported apart: all correct -> 1.0; gain over bins 1, 2 = mean(.25, 0)
     assert lt["prefix"]["score"] == 1.0 and lt["prefix"]["gain_lowest_3_bins"] == pytest.approx(0.125)
     assert lt["configs"] == ["ltswap-agreementswap", "ltswap-inflectionswap", "ltswap-wordswap"]
@@ -176,6 +188,67 @@ def test_fitclams_train_corpus_picks_that_corpus_bins_and_counts():
         fitclams_benchmark([entry], scored, train_corpus="c")
 
 
+def _fc_pairs(lex: str, paradigm: str, deltas: list[float], counts: list[int]) -> tuple[ConfigEntry, list]:
+    """A FIT-CLAMS config of lexicon ``lex`` as the release adapter declares it, with set ΔP per pair."""
+    from corpusbench.eval.records import MinimalPair
+
+    roles = {"good": "sentence_good", "bad": "sentence_bad", "paradigm": "paradigm"}
+    roles["bin"] = f"noun_bin__{lex}"
+    for role, col in (("noun_bin", "noun_bin"), ("verb_bin", "verb_bin"), ("verb_count", "critical_count")):
+        roles[f"{role}:{lex}"] = f"{col}__{lex}"
+    roles |= {f"subject_good_count:{lex}": f"g__{lex}", f"subject_bad_count:{lex}": f"b__{lex}"}
+    entry = ConfigEntry(name=f"fitclams-{lex}-{paradigm}", task="minimal_pairs", roles=roles)
+    rows = []
+    for i, (d, c) in enumerate(zip(deltas, counts, strict=True)):
+        meta = {"paradigm": paradigm, f"noun_bin:{lex}": i % 2, f"verb_bin:{lex}": i, f"verb_count:{lex}": c}
+        meta |= {f"subject_good_count:{lex}": 5, f"subject_bad_count:{lex}": 3}
+        pid = f"{lex}{paradigm}{i}"
+        p = MinimalPair(id=pid, good="g", bad="b", config=entry.name, meta=tuple(meta.items()))
+        s = PairScore(id=p.id, config=entry.name, logprob_good=-10 + d, logprob_bad=-10.0, n_tokens_good=1,
+                      n_tokens_bad=1)  # fmt: skip
+        rows.append((p, s))
+    return entry, rows
+
+
+def test_fitclams_reports_each_evaluation_lexicon_apart():
+    """Two pair sets (lexicons A and B, as a release with two FIT-CLAMS corpora): accuracy and OLS per
+    lexicon (Table 4, §6), never pooled. Verb counts 2, 4, 8 are equally spaced in ln, so each fit is the
+    hand-computed y = (1, 2, 4) on x = (1, 2, 3): R² = 27/28 (tests/eval/test_metrics.py); pooled, A's
+    rising and B's falling ΔP cancel (slope 0, R² 0)."""
+    from corpusbench.eval.benchmarks import fitclams_benchmark, fitclams_lexicon
+    from corpusbench.eval.metrics import ols, smoothed_log_count
+
+    parts = [
+        _fc_pairs("A", "simple_agrmt", [1.0, 2.0, 4.0], [2, 4, 8]),
+        _fc_pairs("A", "vp_coord", [1.0, 0.0], [2, 2]),  # one win, one tie
+        _fc_pairs("B", "simple_agrmt", [4.0, 2.0, 1.0], [2, 4, 8]),
+    ]
+    entries, scored = [e for e, _ in parts], {e.name: rows for e, rows in parts}
+    assert fitclams_lexicon(entries[0], scored[entries[0].name]) == "A"
+    fc = fitclams_benchmark(entries, scored)
+    assert set(fc["lexicons"]) == {"A", "B"} and "score" not in fc  # no pooled score
+    a, b = fc["lexicons"]["A"], fc["lexicons"]["B"]
+    assert a["score"] == pytest.approx((1.0 + 0.5) / 2) and b["score"] == 1.0
+    assert a["score_ties_half"] == pytest.approx((1.0 + 0.75) / 2) and a["n_ties"] == 1 and fc["n_ties"] == 1
+    assert a["configs"] == ["fitclams-A-simple_agrmt", "fitclams-A-vp_coord"]
+    for one, corpus in ((a, "A"), (b, "B")):
+        o = one["delta_ols"]
+        assert o["counts_corpus"] == corpus and o["full"]["n"] == 3
+        assert o["full"]["r2"] == pytest.approx(27 / 28) and set(o["full"]["coef"]) == {"const", "verb"}
+    x = [smoothed_log_count(c) for c in (2, 4, 8)] * 2
+    assert ols([1.0, 2.0, 4.0, 4.0, 2.0, 1.0], {"verb": x})["r2"] == pytest.approx(0.0, abs=1e-12)
+    # compare: one set of columns per lexicon, each with its interval
+    from corpusbench.eval.compare import Run, comparison_table
+
+    table = comparison_table([Run(label="m", path=None, results={"benchmarks": {"fitclams": fc}})])
+    row = table.rows[0]
+    assert {"FIT-CLAMS A", "FIT-CLAMS B", "A simple_agrmt", "B simple_agrmt", "A ΔP OLS R²"} <= set(row)
+    assert row["FIT-CLAMS A (ties ½)"][0] == pytest.approx(0.875) and "FIT-CLAMS" not in row
+    assert row["A ΔP OLS R²"][0] == pytest.approx(27 / 28)
+    assert row["B simple_agrmt"][1] == pytest.approx([3 / 6.8415, 1.0], abs=1e-4)  # Wilson 3/3: n/(n+z²)
+    assert any("Wilson" in n for n in table.notes)
+
+
 def test_compare_names_each_runs_cac_window(tmp_path):
     from corpusbench.eval.compare import Run, _cac_window
 
@@ -195,7 +268,7 @@ def test_compare_columns_in_bin_order():
     lt = {"score": 0.5, "per_subtask": {}, "per_category": {}, "category_cells": {}, "accuracy_drop": None}
     lt |= {"spearman_bin": {"rho": None}, "spearman_bin_subtask": {}}
     lt["per_bin"] = {"0": 0.5, "1": 0.5, "10": 0.5, "2": 0.5}  # as JSON sorts the keys
-    table = comparison_table([Run(label="m", path=None, results={"benchmarks": {"ltswap": lt}})], n_boot=0)
+    table = comparison_table([Run(label="m", path=None, results={"benchmarks": {"ltswap": lt}})])
     assert [c for c in table.columns if c.startswith("LT bin")] == [
         "LT bin 0",
         "LT bin 1",

@@ -9,10 +9,13 @@ import pytest
 
 from corpusbench.eval.metrics import (
     accuracy_cell,
+    cells_interval,
     config_metrics,
+    mover,
     ols,
     smoothed_log_count,
     spread_ratio,
+    wilson,
 )
 from corpusbench.eval.records import PairScore
 
@@ -34,12 +37,52 @@ def test_accuracy_ties_are_not_wins_and_counted():
     cell = accuracy_cell([ps(0, -1, -2), ps(1, -2, -2), ps(2, -3, -1), ps(3, -1, -5)])
     assert cell["accuracy"] == 0.5 and cell["n_ties"] == 1 and cell["n_correct"] == 2
     assert cell["mean_delta"] == pytest.approx((1 + 0 - 2 + 4) / 4)
+    # the tie beside the strict accuracy: its share and the accuracy with a tie counted as half a win
+    assert cell["tie_share"] == 0.25 and cell["accuracy_ties_half"] == pytest.approx(2.5 / 4)
+    assert cell["ci95"] == pytest.approx(list(wilson(2, 4)))
+
+
+@pytest.mark.parametrize(
+    ("k", "n", "low", "high"),
+    [  # Newcombe (1998), Stat. Med. 17:857, Table II, method 3 (Wilson score, no continuity correction)
+        (81, 263, 0.2553, 0.3662),
+        (15, 148, 0.0624, 0.1605),
+        (0, 20, 0.0000, 0.1611),
+        (1, 29, 0.0061, 0.1718),
+    ],
+)
+def test_wilson_interval_matches_the_published_table(k, n, low, high):
+    lo, hi = wilson(k, n)
+    assert (round(lo, 4), round(hi, 4)) == (low, high)
+
+
+def test_small_n_intervals_are_never_zero_width():
+    """What the percentile bootstrap of Binomial(n, k/n) gave as [0, 0] and [1, 1] at n = 2."""
+    lo, hi = wilson(0, 2)
+    assert lo == 0.0 and hi == pytest.approx(3.8415 / 5.8415, abs=1e-4)  # z² / (n + z²)
+    lo, hi = wilson(2, 2)
+    assert hi == 1.0 and lo == pytest.approx(2 / 5.8415, abs=1e-4)
+    assert all(math.isnan(x) for x in wilson(0, 0))
+
+
+def test_mover_for_a_mean_of_cells_by_hand():
+    """Mean of two cells (weights 1/2), MOVER (Zou & Donner 2008): lower L - sqrt(Σ (w (p - l))²), upper
+    L + sqrt(Σ (w (u - p))²), with (l, u) each cell's Wilson interval."""
+    (l1, u1), (l2, u2) = wilson(3, 4), wilson(1, 4)
+    lo, hi = cells_interval({"a": (4, 3), "b": (4, 1)}, {"a": 0.5, "b": 0.5})
+    assert lo == pytest.approx(0.5 - math.sqrt((0.5 * (0.75 - l1)) ** 2 + (0.5 * (0.25 - l2)) ** 2))
+    assert hi == pytest.approx(0.5 + math.sqrt((0.5 * (u1 - 0.75)) ** 2 + (0.5 * (u2 - 0.25)) ** 2))
+    assert cells_interval({"a": (4, 3)}, {"a": 1.0}) == pytest.approx([l1, u1])  # one cell: Wilson
+    assert mover([(1.0, 0.0, 0.0, 0.5), (1.0, 0.0, 0.0, 0.5)])[0] == 0.0  # clipped at 0
 
 
 def test_spread_ratio():
     models = {"m1": {"1": 0.55, "5": 0.90}, "m2": {"1": 0.75, "5": 0.95}, "m3": {"1": 0.60, "5": 0.93}}
     assert spread_ratio(models) == pytest.approx(0.20 / 0.05)
     assert spread_ratio({"m1": models["m1"]}) is None
+    # the series' own lowest bin: bin 0 when the series has it (nothing is skipped)
+    with_zero = {k: {"0": v["1"] - 0.1 * i, **v} for i, (k, v) in enumerate(models.items())}
+    assert spread_ratio(with_zero) == pytest.approx((0.65 - 0.40) / 0.05)  # bin 0: .55, .65, .40
 
 
 def test_smoothed_log_count_and_ols():
