@@ -6,6 +6,13 @@ eval runner scores a model (critical-region spans where the data has them), plus
 (a pair counts when either model gets it right, Table 1 of Vázquez Martínez et al. 2023) and the linear
 rules of ``heuristics``. Results per config, group and bin go to ``RELEASE/audit.json`` and into the
 release card; configs a baseline solves above the threshold are flagged.
+
+Ties, one convention per baseline kind (:data:`TIE_CONVENTIONS`): a *model* (the n-grams, and so their
+oracle) scores a tie 0, exactly as ``corpusbench eval --model ngram:DIR`` scores it, so the audit and an
+eval of the same model agree; a *rule* that fires on both or on neither sentence abstains and scores 0.5,
+the expected score of a guess, as the rule baselines of Vázquez Martínez et al. (2023) do ("shorter" on
+pairs of equal length is at chance, not at 0). Every accuracy comes with its tie share (``ties``) and
+both readings (``accuracy_strict``, ``accuracy_ties_half``).
 """
 
 from __future__ import annotations
@@ -35,6 +42,15 @@ from corpusbench.publish.render import render_card
 log = logging.getLogger(__name__)
 PAIR_TASKS = ("minimal_pairs", "prefix_pairs")
 NGRAM = ("ngram-word", "ngram-tag", "oracle")
+TIE_CONVENTIONS = {
+    "model": "a tie scores 0 (not a win), as `corpusbench eval` scores every model (" + TIE_RULE + ")",
+    "rule": "a tie scores 0.5: the rule fires on both or on neither sentence and abstains (a guess)",
+}
+
+
+def tie_convention(baseline: str) -> str:
+    """``model`` for the n-gram models and their oracle, ``rule`` for the one-line rules."""
+    return "model" if baseline in NGRAM else "rule"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -101,12 +117,25 @@ def _acc(x: np.ndarray) -> float | None:
     return float(x.mean()) if len(x) else None
 
 
-def _breakdown(scores: dict[str, np.ndarray], keys: list[Any]) -> dict[str, Any]:
+def _readings(raw: dict[str, np.ndarray], mask: np.ndarray | None = None) -> dict[str, Any]:
+    """Per baseline: accuracy under its kind's tie convention, tie share, strict and tie-as-half accuracy,
+    from per-pair scores 1 / 0 / 0.5 (0.5 = a tie)."""
+    sub = {b: (v if mask is None else v[mask]) for b, v in raw.items()}
+    strict = {b: np.where(v == 0.5, 0.0, v) for b, v in sub.items()}
+    return {
+        "accuracy": {b: _acc(strict[b] if tie_convention(b) == "model" else v) for b, v in sub.items()},
+        "ties": {b: _acc((v == 0.5).astype(float)) for b, v in sub.items()},
+        "accuracy_strict": {b: _acc(v) for b, v in strict.items()},
+        "accuracy_ties_half": {b: _acc(v) for b, v in sub.items()},
+    }
+
+
+def _breakdown(raw: dict[str, np.ndarray], keys: list[Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     arr = np.array([str(k) for k in keys], dtype=object)
     for k in sorted({str(k) for k in keys if k is not None}, key=lambda s: (len(s), s)):
         m = arr == k
-        out[k] = {"n": int(m.sum()), "accuracy": {b: _acc(v[m]) for b, v in scores.items()}}
+        out[k] = {"n": int(m.sum()), **_readings(raw, m)}
     return out
 
 
@@ -117,7 +146,8 @@ def audit_config(
     counts: dict[str, int],
     scoring: str = "auto",
 ) -> dict[str, Any]:
-    """Per-pair scores of every baseline on one config -> accuracies overall, per group and per bin."""
+    """Per-pair scores of every baseline on one config -> accuracies (each kind's tie convention), tie
+    shares, strict and tie-as-half accuracies overall, per group and per bin."""
     roles = cfg["roles"]
     group_col = roles.get("group")
     pairs = (
@@ -125,32 +155,27 @@ def audit_config(
         if cfg.get("roles")
         else table_pairs(df, cfg["name"], cfg["name"], group_col if group_col in df.columns else None)
     )
-    scores: dict[str, np.ndarray] = {}
+    raw: dict[str, np.ndarray] = {}  # per pair: 1 right, 0 wrong, 0.5 tie
     for kind, scorer in scorers.items():
         delta = np.array([s.delta for s in score_pairs(scorer, pairs, scoring=scoring)])
-        scores[f"ngram-{kind}"] = np.where(delta > 0, 1.0, np.where(delta < 0, 0.0, 0.5))
-    scores["oracle"] = np.maximum(scores["ngram-word"], scores["ngram-tag"])
+        raw[f"ngram-{kind}"] = np.where(delta > 0, 1.0, np.where(delta < 0, 0.0, 0.5))
+    word, tag = raw["ngram-word"], raw["ngram-tag"]
+    # the oracle counts a pair when either model is right; it ties only when both models tie
+    raw["oracle"] = np.where((word == 1) | (tag == 1), 1.0, np.where((word == 0.5) & (tag == 0.5), 0.5, 0.0))
     rules = {name: rule for name, (rule, _) in heuristics.RULES.items()}
     rules["frequency"] = heuristics.frequency_rule(counts)
     for name, rule in rules.items():
-        scores[name] = np.array(
+        raw[name] = np.array(
             [heuristics.pair_score(rule, p.good, p.bad, p.good_span, p.bad_span) for p in pairs]
         )
-    # the eval tie rule (corpusbench.eval.benchmarks.TIE_RULE): a tie (0.5 here) is not a win, counted apart
-    ties = {b: float((v == 0.5).mean()) for b, v in scores.items()}
-    scores = {b: np.where(v == 0.5, 0.0, v) for b, v in scores.items()}
-    out: dict[str, Any] = {
-        "n": len(pairs),
-        "accuracy": {b: _acc(v) for b, v in scores.items()},
-        "ties": ties,
-    }
+    out: dict[str, Any] = {"n": len(pairs), **_readings(raw)}
     groups = [p.group for p in pairs]
     if len({g for g in groups if g is not None}) > 1:
-        out["groups"] = _breakdown(scores, groups)
+        out["groups"] = _breakdown(raw, groups)
     bin_col = roles.get("bin") or ("bin" if "bin" in df.columns else None)
     if bin_col and bin_col in df.columns:
         out["bin_column"] = bin_col
-        out["bins"] = _breakdown(scores, [None if v is None or v != v else int(v) for v in df[bin_col]])
+        out["bins"] = _breakdown(raw, [None if v is None or v != v else int(v) for v in df[bin_col]])
     return out
 
 
@@ -212,7 +237,7 @@ def run_audit(
     }
     result = {
         "kind": "corpusbench.audit",
-        "format_version": 1,
+        "format_version": 2,  # 2: per-kind tie conventions, ties beside every accuracy
         "release": {k: manifest["release"][k] for k in ("name", "tag", "repo_id")},
         "release_fingerprint": manifest["release_fingerprint"],
         "threshold": params.threshold,
@@ -223,11 +248,14 @@ def run_audit(
             if params.scoring == "auto"
             else "n-gram models: summed log-probability of whole sentences with </s>"
         )
-        + "; rules look at the critical word (else the first changed word). Ties: "
-        + TIE_RULE
-        + " (`ties` = fraction of tied pairs).",
+        + "; rules look at the critical word (else the first changed word). Ties: n-gram models and the "
+        + "oracle score a tie 0, as `corpusbench eval` does; a rule that cannot tell the sentences apart "
+        + "scores 0.5 (it abstains); `ties` = share of tied pairs, beside `accuracy_strict` and "
+        + "`accuracy_ties_half`.",
         "scoring_mode": params.scoring,
         "baselines": baselines,
+        "tie_convention": {b: tie_convention(b) for b in baselines},
+        "tie_conventions": TIE_CONVENTIONS,
         "unflagged": ["oracle"],
         "descriptions": descriptions,
         "configs": result_configs,

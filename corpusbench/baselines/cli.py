@@ -91,12 +91,17 @@ def audit(
         models=models,
         say=out.print,
     )
-    table = Table("config", "n", *result["baselines"], title="shallow baselines (accuracy)")
+    names = result["baselines"]
+    table = Table("config", "n", *names, title="shallow baselines (accuracy; a tie: n-gram 0, rule 0.5)")
+    ties = Table("config", *names, title="share of tied pairs (the baseline cannot tell the sentences apart)")
     for name, c in result["configs"].items():
-        table.add_row(
-            name, str(c["n"]), *(_cell(c["accuracy"][b], result["threshold"]) for b in result["baselines"])
-        )
+        table.add_row(name, str(c["n"]), *(_cell(c["accuracy"][b], result["threshold"]) for b in names))
+        ties.add_row(name, *(f"{c['ties'][b]:.0%}" if c["ties"].get(b) else "-" for b in names))
     out.print(table)
+    out.print(ties)
+    for kind, text in result["tie_conventions"].items():
+        kinds = ", ".join(b for b, k in result["tie_convention"].items() if k == kind)
+        out.print(f"ties, {kind}s ({kinds}): {text}", soft_wrap=True)
     out.print(f"wrote {release / 'audit.json'} and the card section in {release / 'README.md'}")
 
 

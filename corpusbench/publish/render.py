@@ -107,21 +107,21 @@ def audit_view(audit: dict[str, Any]) -> dict[str, Any]:
     thr = audit["threshold"]
     unflagged = set(audit.get("unflagged", ["oracle"]))
 
-    def cell(b: str, acc: float | None) -> str:
+    def cell(b: str, acc: float | None, tie: float | None) -> str:
         if acc is None:
             return "–"
-        return f"**{acc:.2f}** ⚠" if acc > thr and b not in unflagged else f"{acc:.2f}"
+        text = f"**{acc:.2f}** ⚠" if acc > thr and b not in unflagged else f"{acc:.2f}"
+        return text + (f" ({tie:.0%} ties)" if tie else "")
 
-    def cells(acc: dict[str, float | None]) -> list[str]:
-        return [cell(b, acc.get(b)) for b in names]
+    def cells(c: dict[str, Any]) -> list[str]:
+        ties = c.get("ties") or {}
+        return [cell(b, c["accuracy"].get(b), ties.get(b)) for b in names]
 
     rows, bins = [], []
     for cfg, c in audit["configs"].items():
-        rows.append({"config": cfg, "n": c["n"], "cells": cells(c["accuracy"]), "solved_by": c["solved_by"]})
+        rows.append({"config": cfg, "n": c["n"], "cells": cells(c), "solved_by": c["solved_by"]})
         for g, gc in c.get("groups", {}).items():
-            rows.append(
-                {"config": f"{cfg} / {g}", "n": gc["n"], "cells": cells(gc["accuracy"]), "solved_by": []}
-            )
+            rows.append({"config": f"{cfg} / {g}", "n": gc["n"], "cells": cells(gc), "solved_by": []})
         for b, bc in c.get("bins", {}).items():
             bins.append(
                 {
@@ -129,7 +129,7 @@ def audit_view(audit: dict[str, Any]) -> dict[str, Any]:
                     "column": c["bin_column"],
                     "bin": b,
                     "n": bc["n"],
-                    "cells": cells(bc["accuracy"]),
+                    "cells": cells(bc),
                 }
             )
     return {
@@ -138,6 +138,8 @@ def audit_view(audit: dict[str, Any]) -> dict[str, Any]:
         "percent": f"{thr * 100:.0f}%",
         "order": audit["order"],
         "scoring": audit["scoring"],
+        "tie_conventions": audit.get("tie_conventions") or {},
+        "tie_convention": audit.get("tie_convention") or {},
         "rows": rows,
         "bins": bins,
         "flagged": [r for r in rows if r["solved_by"]],

@@ -130,3 +130,48 @@ def test_audit_rejects_bad_options_before_any_work(tmp_path: Path) -> None:
     with pytest.raises(InputError):
         run_audit(tmp_path / "missing", AuditParams())
     assert not (tmp_path / "audit.json").exists()
+
+
+class _LengthScorer:
+    """An n-gram stand-in: log-prob = minus the number of words (``words``) or characters (``chars``)."""
+
+    def __init__(self, unit: str) -> None:
+        self.unit = unit
+
+    def score(self, texts: list[str], spans: list) -> list[tuple[float, int]]:
+        return [(-float(len(t.split()) if self.unit == "words" else len(t)), 1) for t in texts]
+
+
+def test_audit_ties_one_convention_per_baseline_kind() -> None:
+    """Models (n-grams, oracle) score a tie 0, as `corpusbench eval` does; rules abstain on a tie and score
+    0.5 (docs/baselines.md). Every accuracy comes with the tie share and both readings."""
+    import pandas as pd
+
+    from corpusbench.baselines.audit import audit_config, tie_convention
+    from corpusbench.publish.render import audit_view
+
+    good, bad = ["the dog barks", "the dogs bark"], ["the dogs barks", "the dog bark"]
+    df = pd.DataFrame({"sentence_good": good, "sentence_bad": bad})
+    cfg = {"name": "agr", "roles": {"good": "sentence_good", "bad": "sentence_bad"}}
+    scorers = {"word": _LengthScorer("words"), "tag": _LengthScorer("chars")}
+    c = audit_config(cfg, df, scorers, {})  # type: ignore[arg-type]
+    # equal word counts: the word model ties on both pairs -> 0 (a model), tie share 1
+    assert (c["accuracy"]["ngram-word"], c["ties"]["ngram-word"]) == (0.0, 1.0)
+    assert c["accuracy_ties_half"]["ngram-word"] == 0.5 and tie_convention("ngram-word") == "model"
+    # characters: right on the first pair, wrong on the second; the oracle counts either model's win
+    assert c["accuracy"]["ngram-tag"] == 0.5 and c["ties"]["ngram-tag"] == 0.0
+    assert c["accuracy"]["oracle"] == 0.5 and c["ties"]["oracle"] == 0.0
+    # "shorter" cannot tell equal-length sentences apart: a rule abstains, 0.5 (it was printed 0.000)
+    shorter = (c["accuracy"]["shorter"], c["ties"]["shorter"], c["accuracy_strict"]["shorter"])
+    assert shorter == (0.5, 1.0, 0.0)
+    audit = {
+        "baselines": ["ngram-word", "shorter"],
+        "threshold": 0.9,
+        "descriptions": {},
+        "order": 5,
+        "scoring": "",
+        "configs": {"agr": {**c, "solved_by": []}},
+        "tie_convention": {"ngram-word": "model", "shorter": "rule"},
+        "tie_conventions": {"model": "0", "rule": "0.5"},
+    }
+    assert audit_view(audit)["rows"][0]["cells"] == ["0.00 (100% ties)", "0.50 (100% ties)"]
