@@ -16,8 +16,8 @@ $(DATA)/fr/.stamp: $(STAMP) corpusbench/assets/bible_fr_de.py
 	touch $@
 
 FITCLAMS_OUT ?= out/demo
-# --fill-empty: App. D bins count the auxiliaries, so the top verb bins hold only "be"/"have"/"do" and are
-# empty of choosable verbs; the paper still chose 10 verbs per set (two from one bin where one was empty).
+# --fill-empty: a verb bin with no choosable verb (small corpora; KJV alone has one usable bin) is filled
+# from the nearest bin, flagged; the paper still chose 10 verbs per set (two from one bin where one was empty).
 FITCLAMS_DEMO := $(PY) -m corpusbench fitclams --corpus default=$(FITCLAMS_OUT)/stats --lang en \
 	  --fill-empty --out $(FITCLAMS_OUT)/fitclams --seed 0 ; \
 	$(PY) -m corpusbench fitclams --corpus kjv=$(DATA)/default/kjv --corpus shakespeare=$(DATA)/default/shakespeare \

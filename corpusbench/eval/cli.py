@@ -240,11 +240,11 @@ def report_cmd(
 def compare_cmd(
     runs: list[Path] = typer.Argument(..., help="Eval output folders (`corpusbench eval run --out`)."),
     out: Path = typer.Option(..., "--out", "-o", help="Folder for compare.md, compare.csv and figures."),
-    boot: int = typer.Option(2000, help="Bootstrap resamples for the 95% CIs."),
+    boot: int = typer.Option(2000, help="Bootstrap resamples of the CAC figure (tables: Wilson/MOVER)."),
     seed: int = typer.Option(0, help="Bootstrap seed."),
 ) -> None:
     """The papers' comparison table (rows models; benchmark scores, LT-Swap subtasks and bins, FIT-CLAMS
-    paradigms, CAC), bootstrap 95% CIs, Spearman averaged across models, spread ratio and figures."""
+    paradigms, CAC), Wilson/MOVER 95% intervals, Spearman averaged across models, spread ratio and figures."""
     from corpusbench.eval.compare import write_comparison
 
     written = write_comparison(runs, out, n_boot=boot, seed=seed)
