@@ -99,6 +99,9 @@ _register_commands()
 
 def main() -> None:
     """Entry point (``corpusbench``)."""
+    from corpusbench.procs import exit_on_sigterm
+
+    exit_on_sigterm()  # SIGTERM/SIGHUP: exit 143/129 through every `with`/finally (servers stop)
     try:
         app()
     except KeyboardInterrupt:

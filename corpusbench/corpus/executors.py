@@ -3,6 +3,7 @@ as Ray tasks on a local or remote Ray cluster.
 
 ``Executor.map(fn, shards)`` yields ``fn(shard)`` for every shard exactly once, in completion order,
 with at most ``workers`` shards running (``2 * workers`` queued locally), so memory stays flat.
+Local worker processes exit when the driver dies, however it dies (``procs.exit_with_parent``).
 Callers merge by shard id (``corpus.stats`` does it in shard order). A ``Foldable`` function lets
 the local executor's processes keep one running result each: every process (the driver, with one
 worker) makes its own ``fn.folder()`` before its first shard, each shard yields
@@ -28,6 +29,7 @@ from multiprocessing import get_all_start_methods, get_context
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from corpusbench.errors import BackendError, ConfigError, CorpusbenchError
+from corpusbench.procs import exit_with_parent
 
 log = logging.getLogger(__name__)
 S = TypeVar("S")
@@ -118,8 +120,11 @@ class LocalExecutor(Executor):
         self.start_method = ctx.get_start_method()
         self._fn = fn
         self._tasks, self._results = ctx.Queue(), ctx.Queue()
+        # a worker exits when this process dies (SIGKILL included); the kernel's parent-death signal
+        # is tied to the starting thread, so it is asked for only from the main thread
+        watch = (os.getpid(), threading.current_thread() is threading.main_thread())
         self._procs = [
-            ctx.Process(target=_worker_loop, args=(fn, self._tasks, self._results), daemon=True)
+            ctx.Process(target=_worker_loop, args=(fn, self._tasks, self._results, *watch), daemon=True)
             for _ in range(self.workers)
         ]
         for p in self._procs:
@@ -194,7 +199,8 @@ def _get(results: Any, procs: list[Any], finishing: bool = False) -> tuple[str, 
                 raise RuntimeError("a stats worker process died unexpectedly") from None
 
 
-def _worker_loop(fn: Callable[[Any], Any], tasks: Any, results: Any) -> None:
+def _worker_loop(fn: Callable[[Any], Any], tasks: Any, results: Any, parent: int, pdeathsig: bool) -> None:
+    exit_with_parent(parent, pdeathsig)  # otherwise an orphan blocks on ``tasks`` forever
     try:
         folder = fn.folder() if isinstance(fn, Foldable) else None  # this process's running result
         step = folder.fold if folder is not None else fn

@@ -8,7 +8,6 @@ broken (it looks up the wrong distribution name), so we always start the module 
 from __future__ import annotations
 
 import contextlib
-import os
 import signal
 import socket
 import subprocess
@@ -21,6 +20,7 @@ import httpx
 
 from corpusbench.errors import BackendError, ConfigError
 from corpusbench.llm.hardware import default_dtype, vllm_block_size, vllm_cpu_env
+from corpusbench.procs import GuardedProcess
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_MODEL_DIR = REPO_ROOT / "models" / "smollm2-135m-instruct"
@@ -128,26 +128,33 @@ def check_model(model: str) -> None:
 
 
 class VLLMServer:
-    """A running server process (own process group) with its log file; use as a context manager."""
+    """A running server (own process group, under a ``procs.GuardedProcess`` guard, so it dies with
+    this process however that ends) with its log file; use as a context manager."""
 
-    def __init__(self, spec: ServerSpec, log_path: str | Path):
+    def __init__(self, spec: ServerSpec, log_path: str | Path, grace: float = 20.0):
         check_model(spec.model)
         self.spec = spec
         self.log_path = Path(log_path)
-        self.proc: subprocess.Popen[bytes] | None = None
+        self.grace = grace
+        self.guarded: GuardedProcess | None = None
+
+    @property
+    def proc(self) -> subprocess.Popen[bytes] | None:
+        """The guard's process: its pid is the group's, its exit code the server's."""
+        return self.guarded.proc if self.guarded is not None else None
 
     def start(self, wait: bool = True, timeout: float = 600.0) -> VLLMServer:
         if port_open(self.spec.host, self.spec.port):
             raise BackendError(f"{self.spec.host}:{self.spec.port} is already in use; pick another --port")
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         with open(self.log_path, "ab") as log:
-            self.proc = subprocess.Popen(
+            self.guarded = GuardedProcess(
                 self.spec.command(),
+                grace=self.grace,
                 stdout=log,
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
                 env=self.spec.environment(),
-                start_new_session=True,
             )
         if wait:
             self.wait_healthy(timeout)
@@ -176,28 +183,14 @@ class VLLMServer:
             return ""
 
     def kill(self) -> None:
-        """SIGKILL the whole process group (the engine core runs in a child process)."""
-        self._signal(signal.SIGKILL)
-        if self.proc is not None:
-            self.proc.wait()
+        """SIGKILL the server's whole tree at once (the engine core runs in a child process)."""
+        if self.guarded is not None:
+            self.guarded.kill()
 
-    def stop(self, grace: float = 20.0) -> None:
-        if self.proc is None or self.proc.poll() is not None:
-            self._signal(signal.SIGKILL)  # reap stray children of a dead leader
-            return
-        self._signal(signal.SIGTERM)
-        try:
-            self.proc.wait(grace)
-        except subprocess.TimeoutExpired:
-            self._signal(signal.SIGKILL)
-            self.proc.wait()
-        self._signal(signal.SIGKILL)
-
-    def _signal(self, sig: int) -> None:
-        if self.proc is None:
-            return
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.proc.pid, sig)
+    def stop(self) -> None:
+        """SIGTERM, SIGKILL after ``grace`` seconds; returns when no process of the server is left."""
+        if self.guarded is not None:
+            self.guarded.stop()
 
     def __enter__(self) -> VLLMServer:
         return self.start() if self.proc is None else self
@@ -215,9 +208,11 @@ def port_open(host: str, port: int) -> bool:
 def serve_forever(spec: ServerSpec) -> int:
     """Run the server in the foreground (``corpusbench llm serve``); returns its exit code."""
     check_model(spec.model)
-    proc = subprocess.Popen(spec.command(), env=spec.environment(), stdout=sys.stdout, stderr=sys.stderr)
+    server = GuardedProcess(spec.command(), env=spec.environment(), stdout=sys.stdout, stderr=sys.stderr)
     try:
-        return proc.wait()
-    except KeyboardInterrupt:
-        proc.send_signal(signal.SIGINT)
-        return proc.wait()
+        return server.proc.wait()
+    except KeyboardInterrupt:  # the server has its own process group: pass Ctrl-C on
+        server.proc.send_signal(signal.SIGINT)
+        return server.proc.wait()
+    finally:
+        server.stop()  # SIGTERM (SystemExit) or a second Ctrl-C: nothing is left running

@@ -8,11 +8,9 @@ before the next chunk starts.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import queue
-import signal
 import subprocess
 import tempfile
 import threading
@@ -25,6 +23,7 @@ from corpusbench.llm.base import Backend, OnResult, TopTokens, chat_messages, sa
 from corpusbench.llm.hardware import default_dtype, vllm_block_size, vllm_cpu_env
 from corpusbench.llm.records import ChoiceRequest, GenRequest, GenResult
 from corpusbench.llm.server import check_model, served_name, vllm_python
+from corpusbench.procs import GuardedProcess
 
 WORKER = Path(__file__).with_name("vllm_worker.py")
 _UNKNOWN_MODEL = (  # what a failed model lookup looks like in the worker's error
@@ -72,16 +71,19 @@ class VLLMBackend(Backend):
         fd, log_name = tempfile.mkstemp(prefix="corpusbench-vllm-", suffix=".log")
         self.log_path = Path(log_name)
         self._failed = False  # keep the worker log only when something went wrong
-        self.proc = subprocess.Popen(
-            [str(vllm_python(python)), str(WORKER)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=fd,
-            env=child_env,
-            text=True,
-            start_new_session=True,
-        )
-        os.close(fd)
+        self._busy = False  # a request is in the worker
+        try:  # under a guard: the worker's tree (the engine core) dies with this process
+            self.worker = GuardedProcess(
+                [str(vllm_python(python)), str(WORKER)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=fd,
+                env=child_env,
+                text=True,
+            )
+        finally:
+            os.close(fd)
+        self.proc = self.worker.proc
         self._lines: queue.Queue[str | None] = queue.Queue()
         threading.Thread(target=self._pump, daemon=True).start()
         try:
@@ -126,9 +128,11 @@ class VLLMBackend(Backend):
             raise self._fail(f"the vLLM worker has exited (code {self.proc.returncode}); log {self.log_path}")
         try:
             assert self.proc.stdin is not None
+            self._busy = True  # until the answer: a call interrupted here (SIGTERM) leaves it set
             self.proc.stdin.write(json.dumps(msg) + "\n")
             self.proc.stdin.flush()
             line = self._lines.get(timeout=timeout)
+            self._busy = False
         except (BrokenPipeError, OSError):
             line = None
         except queue.Empty:
@@ -195,7 +199,7 @@ class VLLMBackend(Backend):
         proc = getattr(self, "proc", None)
         if proc is None:
             return
-        if proc.poll() is None:
+        if proc.poll() is None and not self._busy:  # a busy worker is stopped, not waited for
             try:
                 assert proc.stdin is not None
                 proc.stdin.write(json.dumps({"op": "shutdown"}) + "\n")
@@ -203,11 +207,7 @@ class VLLMBackend(Backend):
                 proc.wait(30)
             except (OSError, subprocess.TimeoutExpired):
                 pass
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)  # the engine core is the worker's child: leave nothing behind
+        self.worker.stop()  # SIGTERM, then SIGKILL to what is left of its tree: leave nothing behind
         if not self._failed:
             self.log_path.unlink(missing_ok=True)
         self.proc = None  # type: ignore[assignment]

@@ -1,10 +1,18 @@
-"""The local executor: plain shard functions and ``Foldable`` ones, in-process and in worker processes."""
+"""The local executor: plain shard functions and ``Foldable`` ones, in-process and in worker processes;
+its workers die with a killed ``corpusbench stats``."""
 
+import signal
+import subprocess
+import sys
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pytest
 
 from corpusbench.corpus.executors import Foldable, LocalExecutor
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from orphans import ROOT, kill_and_check, tree_of
 
 
 def square(x: int) -> int:
@@ -56,3 +64,19 @@ def test_each_worker_folds_into_its_own_folder_and_answers_it_once(workers):
     with LocalExecutor(workers) as ex:
         again = [o for o in ex.map(Summer(), range(3)) if o[0] == "folded"]
     assert sum(t for _, t, _ in again) == 3
+
+
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM], ids=["SIGKILL", "SIGTERM"])
+def test_killed_stats_run_leaves_no_worker(sig, default_corpus, tmp_path):
+    out = tmp_path / "stats"
+    cmd = [sys.executable, "-m", "corpusbench", "stats", str(default_corpus), "--workers", "2"]
+    cmd += ["--out", str(out)]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        tree = tree_of(proc, 2, 120, "two stats workers")
+        code = kill_and_check(proc, sig, tree)
+    finally:
+        proc.kill()
+    assert not (out / "manifest.json").exists()
+    if sig == signal.SIGTERM:  # an orderly exit: the workers were stopped, not left behind
+        assert code == 128 + signal.SIGTERM, proc.stdout.read()[-2000:]
