@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from corpusbench.corpus.readers import MAX_LINE_BYTES
+from corpusbench.corpus.lines import MAX_LINE_BYTES
 from corpusbench.corpus.records import Utterance
 from corpusbench.errors import InputError
 

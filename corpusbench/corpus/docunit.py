@@ -70,7 +70,7 @@ def looks_hard_wrapped(lines: list[list[str]]) -> tuple[bool, str]:
 
 
 def _sample(path: Path, encoding: str, max_line_bytes: int) -> list[str]:
-    from corpusbench.corpus.readers import iter_lines
+    from corpusbench.corpus.lines import iter_lines
 
     out = []
     for _, line in iter_lines(path, encoding=encoding, max_line_bytes=max_line_bytes):

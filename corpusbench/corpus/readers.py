@@ -10,18 +10,17 @@ and everything computed from it — is deterministic.
 from __future__ import annotations
 
 import functools
-import gzip
 import hashlib
-import io
 import json
 import logging
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 from corpusbench.corpus.docunit import DocUnitChoice, detect_doc_unit
+from corpusbench.corpus.lines import MAX_LINE_BYTES, file_format, iter_lines
 from corpusbench.corpus.records import CorpusFingerprint, Document
 from corpusbench.errors import ConfigError, InputError
 
@@ -30,9 +29,6 @@ log = logging.getLogger(__name__)
 DOC_UNITS = ("auto", "line", "paragraph")
 READERS = ("auto", "text", "jsonl", "parquet", "hf-disk", "hub", "chat")
 TEXT_SUFFIXES = {".txt", ".text", ".tok", ".train", ".dev", ".test"}
-COMPRESSED = {".gz", ".zst"}
-BINARY_PROBE = 8192
-MAX_LINE_BYTES = 1_000_000  # longest accepted line (``--max-line-bytes``); CHAT utterances too
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -74,14 +70,6 @@ class CorpusSpec:
             "doc_unit": self.doc_unit,
             "limit": self.limit,
         }
-
-
-def file_format(path: Path) -> tuple[str, str]:
-    """(format suffix, compression suffix): ``a.jsonl.gz`` -> ('.jsonl', '.gz')."""
-    sfx = [s.lower() for s in path.suffixes]
-    comp = sfx[-1] if sfx and sfx[-1] in COMPRESSED else ""
-    rest = sfx[:-1] if comp else sfx
-    return (rest[-1] if rest else ""), comp
 
 
 def file_kind(path: Path) -> str | None:
@@ -146,59 +134,6 @@ def _why_unreadable(path: Path) -> str:
     except OSError as e:
         return e.strerror or str(e)
     return "not a regular file"
-
-
-def _open_binary(path: Path) -> BinaryIO:
-    _, comp = file_format(path)
-    if comp == ".gz":
-        return gzip.open(path, "rb")  # type: ignore[return-value]
-    if comp == ".zst":
-        import zstandard
-
-        return io.BufferedReader(zstandard.ZstdDecompressor().stream_reader(open(path, "rb"), closefd=True))
-    return open(path, "rb")
-
-
-def iter_lines(
-    path: Path, *, encoding: str = "utf-8", max_line_bytes: int = MAX_LINE_BYTES, display: str | None = None
-) -> Iterator[tuple[int, str]]:
-    """(1-based line number, decoded line without newline); binary and bad input raise ``InputError``."""
-    where = display or str(path)
-    try:
-        fh = _open_binary(path)
-    except OSError as e:
-        raise InputError(f"{where}: cannot open ({e.strerror or e})") from None
-    with fh:
-        try:
-            head = fh.peek(BINARY_PROBE)[:BINARY_PROBE] if hasattr(fh, "peek") else b""
-        except (OSError, EOFError) as e:
-            raise InputError(f"{where}: cannot read ({e})") from None
-        if b"\x00" in head:
-            raise InputError(f"{where}: looks like a binary file (NUL bytes), not text")
-        lineno = 0
-        while True:
-            try:
-                raw = fh.readline(max_line_bytes + 1)
-            except (OSError, EOFError) as e:
-                raise InputError(f"{where}: cannot read ({e})") from None
-            if not raw:
-                break
-            lineno += 1
-            if len(raw) > max_line_bytes and not raw.endswith(b"\n"):
-                raise InputError(
-                    f"{where}:{lineno}: line longer than {max_line_bytes:,} bytes; "
-                    "is this a text corpus? (split it into lines or raise --max-line-bytes)"
-                )
-            if b"\x00" in raw:
-                raise InputError(f"{where}:{lineno}: NUL byte in text; looks like a binary file")
-            try:
-                text = raw.decode(encoding)
-            except UnicodeDecodeError as e:
-                raise InputError(
-                    f"{where}:{lineno}: bytes not valid {encoding} at column {e.start + 1} "
-                    f"(use --encoding to name the right one)"
-                ) from None
-            yield lineno, text.rstrip("\r\n")
 
 
 def _text_documents(path: Path, rel: str, spec: CorpusSpec) -> Iterator[Document]:

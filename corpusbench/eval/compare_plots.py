@@ -11,17 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from corpusbench.eval.benchmarks import fitclams_lexicons
-from corpusbench.eval.compare import lexicon_prefix, ltswap_cells, ltswap_ci, prop_ci
 from corpusbench.eval.plots import MARKERS, MIN_N, Point, _plt, _save, bin_axis, draw_lines
 from corpusbench.eval.plots import legend_below as _legend
-
-if TYPE_CHECKING:
-    from corpusbench.eval.compare import Run
+from corpusbench.eval.runs import Run, lexicon_prefix, ltswap_cells, ltswap_ci, prop_ci
 
 
 def _lines(

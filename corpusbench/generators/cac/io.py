@@ -23,7 +23,7 @@ from corpusbench.io import atomic_dir, read_json, write_json
 from corpusbench.provenance import code_version, file_sha256, fingerprint
 
 if TYPE_CHECKING:
-    from corpusbench.generators.cac.pipeline import CacConfig, CacResult
+    from corpusbench.generators.cac.config import CacConfig, CacResult
 
 SCHEMA_VERSION = "cac.sites.v1"
 

@@ -4,7 +4,7 @@ Token unit (default): every middle token of a kept frame occurrence in the test 
 A type clustering gives each token its word's cluster (an overlapping one splits it by p(c|w));
 a token clustering gives each token its own cluster and annotates the frame with the clusters of its
 frame-word tokens (the paper's fix for ambiguous frames such as ``to _ cake``), which needs
-``occurrences.parquet``. Type unit: the literal set reading of Eq. 2-3 (see ``eval.clustering``).
+``occurrences.parquet``. Type unit: the literal set reading of Eq. 2-3 (see ``frames.metrics``).
 """
 
 from __future__ import annotations
@@ -18,7 +18,9 @@ from typing import Any, Literal
 import pyarrow.parquet as pq
 
 from corpusbench.errors import InputError
-from corpusbench.eval.clustering import (
+from corpusbench.generators.frames.clusterings import Clustering, Level
+from corpusbench.generators.frames.extract import load_sclusters
+from corpusbench.generators.frames.metrics import (
     UNCLUSTERED,
     GoldScores,
     PairScores,
@@ -31,8 +33,6 @@ from corpusbench.eval.clustering import (
     with_unclustered,
     word_distributions,
 )
-from corpusbench.generators.frames.clusterings import Clustering, Level
-from corpusbench.generators.frames.extract import load_sclusters
 from corpusbench.generators.frames.records import BOS, EOS, SCluster
 
 Unit = Literal["token", "type"]

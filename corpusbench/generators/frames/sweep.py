@@ -18,7 +18,6 @@ from typing import Any, Literal
 from corpusbench.corpus.readers import CorpusSpec
 from corpusbench.corpus.store import CorpusStats
 from corpusbench.errors import ConfigError
-from corpusbench.eval.clustering import Unclustered, spearman
 from corpusbench.generators.frames.clusterings import (
     Clustering,
     frequent_frames,
@@ -26,6 +25,7 @@ from corpusbench.generators.frames.clusterings import (
     load_clustering,
 )
 from corpusbench.generators.frames.extract import is_word, load_sclusters, sentences
+from corpusbench.generators.frames.metrics import Unclustered, spearman
 from corpusbench.generators.frames.scoring import ClusterEval, Unit, evaluate
 from corpusbench.io import atomic_dir, read_json, write_json
 from corpusbench.provenance import code_version, file_sha256

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from corpusbench.eval.clustering import (
+from corpusbench.generators.frames.metrics import (
     UNCLUSTERED,
     contingency,
     f_score,

@@ -18,7 +18,7 @@ type clustering; ``∝ |c|`` for overlapping clusters, the paper's rule for freq
 shares for a token clustering), crossed with gold tag counts n(w, t): n(c, t) = sum_w n(w, t) p(c|w).
 Many-to-one matched accuracy MA = sum_c max_t n(c, t) / N; pairwise PP/PR = ``pairwise_table`` of
 n(c, t). Words a clustering leaves out are merged into one cluster or split into one cluster per word
-type (the paper's two conditions). Pure functions on plain data; loading lives in
+type (the paper's two conditions). Pure functions on plain data; loading lives in the other modules of
 ``corpusbench.generators.frames``.
 """
 
