@@ -109,6 +109,7 @@ def _ctx(tmp_path, llm: dict | None, params: dict, corpus: bool = True) -> Gener
         ({"model": "m"}, {"max_per_bin": 2, "bogus": 1}, True, "unknown key.*bogus"),
         ({"model": "m"}, {"subtasks": ["wordswap", "nope"]}, True, "unknown subtask"),
         ({"model": "m"}, {}, False, "ltswap needs a corpus"),
+        ({"model": "m"}, {"per_cell": 0}, True, "per-cell must be a whole number of at least 1"),
     ],
 )
 def test_spec_errors_are_one_clear_line(tmp_path, llm, params, corpus, message):
@@ -116,3 +117,29 @@ def test_spec_errors_are_one_clear_line(tmp_path, llm, params, corpus, message):
         build_configs(_ctx(tmp_path, llm, params, corpus))
     assert "\n" not in str(e.value)
     assert not (tmp_path / "work" / "run").exists()
+
+
+def test_card_lists_the_cells_of_a_per_cell_run():
+    from corpusbench.publish.adapters.ltswap import cells_markdown
+
+    cell = {"subtask": "agrswap", "target": 3, "kept": 1, "drawn": 4, "left": 0}
+    meta = {
+        "rounds": [{}, {}],
+        "cells": [
+            {
+                **cell,
+                "bin": 2,
+                "bin_label": "2-3",
+                "length": "LONG",
+                "reason": "candidates ran out (4 drawn)",
+            },
+            {**cell, "bin": 2, "bin_label": "2-3", "length": "SHORT", "kept": 3, "reason": ""},
+            {**cell, "subtask": "wordswap", "bin": 1, "bin_label": "1", "length": "", "reason": ""},
+        ],
+    }
+    md = cells_markdown(meta, "agrswap")
+    assert "`per_cell` 3, 2 round(s)" in md
+    assert "| 2-3 LONG | 3 | 1 | 4 | 0 | candidates ran out (4 drawn) |" in md
+    assert "| 2-3 SHORT | 3 | 3 | 4 | 0 | — |" in md and "wordswap" not in md
+    assert "Bins without candidates:" in md and "2-3," not in md.split("Bins without")[1]
+    assert cells_markdown({"cells": None}, "agrswap") == ""

@@ -163,6 +163,23 @@ def inflection_pairs(cands: Iterable[Candidate], nouns_only: bool = False) -> li
     return sorted(pairs.values(), key=lambda p: (p.bin, p.pos, p.id))
 
 
+def seeded_groups(
+    items: Sequence[T], group: Callable[[T], Hashable], seed: int | str, key: Callable[[T], str]
+) -> dict[Hashable, list[T]]:
+    """group -> its items in seeded draw order (sorted by ``key``, then shuffled by (seed, group)).
+
+    Each group gets its own generator, so the order of one group does not depend on the others."""
+    groups: dict[Hashable, list[T]] = defaultdict(list)
+    for it in items:
+        groups[group(it)].append(it)
+    out: dict[Hashable, list[T]] = {}
+    for g in sorted(groups, key=repr):
+        members = sorted(groups[g], key=key)
+        random.Random(f"{seed}:{g!r}").shuffle(members)
+        out[g] = members
+    return out
+
+
 def seeded_sample(
     items: Sequence[T],
     group: Callable[[T], Hashable],
@@ -170,17 +187,10 @@ def seeded_sample(
     seed: int | str,
     key: Callable[[T], str],
 ) -> list[T]:
-    """Up to ``cap`` items per group, drawn with ``random.Random`` over items sorted by ``key``.
-
-    Each group gets its own generator seeded from (seed, group), so the draw of one group does not
-    depend on the others, and the first ``cap`` of a shuffled group are a prefix of any larger cap.
-    """
-    groups: dict[Hashable, list[T]] = defaultdict(list)
-    for it in items:
-        groups[group(it)].append(it)
-    out: list[T] = []
-    for g in sorted(groups, key=repr):
-        members = sorted(groups[g], key=key)
-        random.Random(f"{seed}:{g!r}").shuffle(members)
-        out.extend(members if cap is None else members[:cap])
-    return out
+    """Up to ``cap`` items per group, the first of each group's ``seeded_groups`` order: the draw of one
+    group does not depend on the others, and a smaller cap's draw is a prefix of any larger cap's."""
+    return [
+        it
+        for members in seeded_groups(items, group, seed, key).values()
+        for it in (members if cap is None else members[:cap])
+    ]

@@ -99,6 +99,19 @@ def parse_caps(text: str) -> int | dict[str, int]:
         ) from None
 
 
+def parse_per_cell(text: str | None) -> int | None:
+    """``--per-cell N``: a whole number of at least 1 (None: not given)."""
+    if text is None:
+        return None
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1 or str(n) != text.strip():
+        raise ConfigError(f"--per-cell {text!r}: expected a whole number of at least 1 (e.g. --per-cell 10)")
+    return n
+
+
 @ltswap_app.command("build")
 def ltswap(
     corpus: str = typer.Argument(..., help="The corpus (anything `corpusbench stats` reads)."),
@@ -117,6 +130,12 @@ def ltswap(
         "--max-per-bin",
         help="Words per (bin, tag); inflection pairs per (bin, POS); agreement noun pairs per bin. "
         "One number, or per subtask: wordswap=3,inflswap=4,agrswap=1.",
+    ),
+    per_cell: str | None = typer.Option(
+        None,
+        "--per-cell",
+        help="Kept quadruplets wanted per (subtask, bin) cell (AgreementSwap: also SHORT/LONG): draws more "
+        "in rounds for the cells still short; --max-per-bin is then the draw ceiling per group.",
     ),
     seed: int = typer.Option(0, "--seed", help="Seed of every sampling step."),
     lang: str = typer.Option("en", "--lang", help="Corpus language: en (all subtasks), fr or de (WordSwap)."),
@@ -166,6 +185,7 @@ def ltswap(
         lang=lang,
         seed=seed,
         max_per_bin=parse_caps(max_per_bin),
+        per_cell=parse_per_cell(per_cell),
         pairs_per_word=pairs_per_word,
         agreement_samples=agreement_samples,
         max_tokens=max_tokens,
@@ -237,12 +257,28 @@ def _print(result) -> None:  # type: ignore[no-untyped-def]
             continue
         reasons = ", ".join(f"{r} {n:,}" for r, n in list(result.funnel.reason_totals(sub).items())[:4])
         console.print(f"{sub}: drops: {reasons or 'none'}", soft_wrap=True)
+    if result.cells is not None:
+        _print_cells(result.cells, result.manifest.get("rounds") or [])
     rep = result.manifest.get("llm_report") or {}
     console.print(
         f"LLM: {rep.get('calls', 0):,} calls, {rep.get('cache_hits', 0):,} cache hits, "
         f"{rep.get('failures', 0):,} failures; {result.manifest['seconds']} s"
     )
     _say_failures(rep.get("failures", 0), (result.manifest.get("llm") or {}).get("max_failures"))
+
+
+def _print_cells(cells, rounds) -> None:  # type: ignore[no-untyped-def]
+    table = Table(
+        "cell", "target", "kept", "drawn", "left", "shortfall", title=f"cells after {len(rounds)} round(s)"
+    )
+    for col in table.columns[1:5]:
+        col.justify = "right"
+    for c in cells:
+        label = f"{c.subtask} {c.as_dict()['bin_label']}" + (f" {c.length}" if c.length else "")
+        table.add_row(label, str(c.target), str(c.kept), str(c.drawn), str(c.left), c.reason)
+    console.print(table)
+    short = sum(1 for c in cells if c.reason)
+    console.print(f"{len(cells) - short} of {len(cells)} cells full; {short} short", soft_wrap=True)
 
 
 def _say_failures(failures: int, budget: str | None) -> None:

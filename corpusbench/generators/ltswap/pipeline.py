@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -18,12 +19,13 @@ from typing import Any, Protocol
 
 from corpusbench.corpus.store import CorpusStats
 from corpusbench.errors import ConfigError
+from corpusbench.generators.ltswap import cells as cellmod
 from corpusbench.generators.ltswap.assembly import agrswap_drafts, inflswap_drafts, wordswap_drafts
 from corpusbench.generators.ltswap.candidates import (
     CandidateReport,
     build_candidates,
     inflection_pairs,
-    seeded_sample,
+    seeded_groups,
 )
 from corpusbench.generators.ltswap.filtering import assemble, draft_item, pick_nonce
 from corpusbench.generators.ltswap.funnel import Funnel
@@ -85,6 +87,9 @@ class LtswapParams:
     llm_filter: bool = True  # off: keep every paired draft unjudged (for LLMs too weak to judge; say so)
     filter_rule: str = FilterRule().name  # strict (paper) | debiased | pointwise; see judging.py
     filter_threshold: float | None = None  # None: the rule's default
+    # fill every (subtask, bin[, SHORT/LONG]) cell with this many kept quadruplets, in rounds (cells.py);
+    # max_per_bin is then the draw ceiling per sampling group. None: one round of max_per_bin draws
+    per_cell: int | None = None
 
     def __post_init__(self) -> None:
         # the release's spellings (inflectionswap, agreementswap) name the same subtasks
@@ -118,6 +123,10 @@ class LtswapParams:
             raise ConfigError(f"--max-per-bin must be at least 1 (got {self.max_per_bin})")
         FilterRule(self.filter_rule, self.filter_threshold)  # validates the rule name
         writer(self.writer_prompt)  # validates the writer prompt's name
+        if self.per_cell is not None and (
+            isinstance(self.per_cell, bool) or not isinstance(self.per_cell, int) or self.per_cell < 1
+        ):
+            raise ConfigError(f"--per-cell must be a whole number of at least 1 (got {self.per_cell!r})")
         if self.agreement_samples < 1 or self.pairs_per_word < 1:
             raise ConfigError("--agreement-samples and --pairs-per-word must be at least 1")
 
@@ -143,6 +152,8 @@ class LtswapPlan:
     words: list[Candidate]
     infl: list[InflectionPair]
     agr: list[InflectionPair]
+    pools: dict[str, dict[Any, list[Any]]] = field(default_factory=dict)  # subtask -> group -> draw order
+    counts: dict[cellmod.Group, int] = field(default_factory=dict)  # the draw per group
 
 
 @dataclass(slots=True, kw_only=True)
@@ -153,24 +164,57 @@ class LtswapResult:
     candidates: CandidateReport
     manifest: dict[str, Any]
     rejects: list[dict[str, Any]] = field(default_factory=list)
+    cells: list[cellmod.CellReport] | None = None  # --per-cell runs
+
+
+def item_pools(params: LtswapParams, cands: list[Candidate]) -> dict[str, dict[Any, list[Any]]]:
+    """subtask -> sampling group -> its items in seeded draw order: WordSwap words (with a corpus
+    context) per (bin, tag), InflectionSwap pairs per (bin, POS), agreement noun pairs per bin."""
+
+    def pool(salt: str, items: Callable[[], list[Any]], group: Callable[[Any], Any]) -> dict[Any, list[Any]]:
+        return seeded_groups(items(), group, f"{params.seed}:{salt}", key=lambda x: x.id)
+
+    makers = {
+        "wordswap": lambda: pool("ws", lambda: [c for c in cands if c.contexts], lambda c: (c.bin, c.tag)),
+        "inflswap": lambda: pool("is", lambda: inflection_pairs(cands), lambda p: (p.bin, p.pos)),
+        "agrswap": lambda: pool("as", lambda: inflection_pairs(cands, nouns_only=True), lambda p: p.bin),
+    }
+    return {s: make() for s, make in makers.items() if s in params.subtasks}
+
+
+def draw(
+    pools: Mapping[str, Mapping[Any, list[Any]]], counts: Mapping[cellmod.Group, int]
+) -> tuple[list[Candidate], list[InflectionPair], list[InflectionPair]]:
+    """The first ``counts[(subtask, group)]`` items of each group: words, infl. pairs, agreement pairs."""
+    got: dict[str, list[Any]] = {s: [] for s in SUBTASKS}
+    for s, groups in pools.items():
+        for g, items in groups.items():
+            got[s].extend(items[: counts.get((s, g), 0)])
+    return got["wordswap"], got["inflswap"], got["agrswap"]
+
+
+def first_counts(params: LtswapParams, pools: Mapping[str, Mapping[Any, list[Any]]]) -> dict[Any, int]:
+    """The (first round's) draw per group: N per group under --per-cell, else the subtask's cap."""
+    if params.per_cell is not None:
+        return cellmod.first_counts(pools, params.per_cell, ceilings(params))
+    return {
+        (s, g): len(items) if params.cap(s) is None else min(params.cap(s), len(items))  # type: ignore[type-var]
+        for s, groups in pools.items()
+        for g, items in groups.items()
+    }
+
+
+def ceilings(params: LtswapParams) -> dict[str, int | None]:
+    """--per-cell's draw ceiling per group of each subtask: its --max-per-bin cap (None: no cap)."""
+    return {s: params.cap(s) for s in params.subtasks}
 
 
 def sample_items(
     params: LtswapParams, cands: list[Candidate]
 ) -> tuple[list[Candidate], list[InflectionPair], list[InflectionPair]]:
     """Seeded draws: WordSwap words (with a corpus context), InflectionSwap pairs, agreement noun pairs."""
-
-    def draw(
-        subtask: str, salt: str, items: Callable[[], list[Any]], group: Callable[[Any], Any]
-    ) -> list[Any]:
-        if subtask not in params.subtasks:
-            return []
-        return seeded_sample(items(), group, params.cap(subtask), f"{params.seed}:{salt}", key=lambda x: x.id)
-
-    words = draw("wordswap", "ws", lambda: [c for c in cands if c.contexts], lambda c: (c.bin, c.tag))
-    infl = draw("inflswap", "is", lambda: inflection_pairs(cands), lambda p: (p.bin, p.pos))
-    agr = draw("agrswap", "as", lambda: inflection_pairs(cands, nouns_only=True), lambda p: p.bin)
-    return words, infl, agr
+    pools = item_pools(params, cands)
+    return draw(pools, first_counts(params, pools))
 
 
 def word_slots(words: Sequence[Candidate], infl: Sequence[InflectionPair]) -> dict[tuple[str, str], str]:
@@ -221,8 +265,12 @@ def plan_ltswap(stats: CorpusStats, params: LtswapParams, progress: Progress | N
     else:
         cands, cand_report = build_morph_candidates(stats, _bar(progress, "candidates"))
         lexicon_info = describe_morph()
-    words, infl, agr = sample_items(params, cands)
+    pools = item_pools(params, cands)
+    counts = first_counts(params, pools)
+    words, infl, agr = draw(pools, counts)
     return LtswapPlan(
+        pools=pools,
+        counts=counts,
         vocab=vocab,
         cands=cands,
         cand_report=cand_report,
@@ -231,6 +279,20 @@ def plan_ltswap(stats: CorpusStats, params: LtswapParams, progress: Progress | N
         infl=infl,
         agr=agr,
     )
+
+
+@dataclass(slots=True, kw_only=True)
+class Attempt:
+    """One pass over a draw: kept quadruplets, the funnel and rejects, and the filter's nonce and rule."""
+
+    quads: dict[str, list[Quadruplet]]
+    funnel: Funnel
+    rejects: list[dict[str, Any]]
+    nonce: str
+    rule: FilterRule
+
+    def kept_per_cell(self) -> Counter[cellmod.Cell]:
+        return Counter(cellmod.cell_of(s, q.bin, q.rule) for s, qs in self.quads.items() for q in qs)
 
 
 def run_ltswap(
@@ -243,12 +305,98 @@ def run_ltswap(
 ) -> LtswapResult:
     """Build the three LT-Swap subtasks from ``stats`` with ``llm``; write them to ``out``.
 
-    ``plan``: ``plan_ltswap(stats, params)`` when the caller made it already (before opening ``llm``)."""
+    ``plan``: ``plan_ltswap(stats, params)`` when the caller made it already (before opening ``llm``).
+    With ``params.per_cell`` the run goes in rounds (cells.py); each round re-runs the whole pass over
+    a larger draw, its earlier answers coming from the cache."""
     t0 = time.perf_counter()
     out = Path(out)
     plan = plan or plan_ltswap(stats, params, progress)
-    vocab, cands, cand_report, lexicon_info = plan.vocab, plan.cands, plan.cand_report, plan.lexicon
-    words, infl, agr = plan.words, plan.infl, plan.agr
+    attempt = _attempt(plan, llm, params, plan.words, plan.infl, plan.agr, progress)
+    cell_reports, rounds = None, []
+    if params.per_cell is not None:
+        attempt, cell_reports, rounds = _fill_cells(plan, llm, params, attempt, progress)
+    quads, funnel, rejects, rule = attempt.quads, attempt.funnel, attempt.rejects, attempt.rule
+    meta = manifest(
+        stats=stats,
+        llm=llm,
+        params=params.as_dict(),
+        nonce=attempt.nonce,
+        judge=rule.describe() if params.llm_filter else None,
+        lexicon=plan.lexicon,
+        cand_report=plan.cand_report,
+        funnel=funnel,
+        quads=quads,
+        seconds=time.perf_counter() - t0,
+    )
+    if cell_reports is not None:
+        meta["cells"] = [c.as_dict() for c in cell_reports]
+        meta["rounds"] = rounds
+    write_run(out, quads, plan.cands, funnel, rejects, meta)
+    log.info("ltswap: %s quadruplets in %.1fs", {s: len(q) for s, q in quads.items()}, meta["seconds"])
+    return LtswapResult(
+        out=out,
+        quadruplets=quads,
+        funnel=funnel,
+        candidates=plan.cand_report,
+        manifest=meta,
+        rejects=rejects,
+        cells=cell_reports,
+    )
+
+
+def _fill_cells(
+    plan: LtswapPlan, llm: LLM, params: LtswapParams, attempt: Attempt, progress: Progress | None
+) -> tuple[Attempt, list[cellmod.CellReport], list[dict[str, Any]]]:
+    """Rounds of larger draws for the cells still short of ``params.per_cell`` (cells.py)."""
+    assert params.per_cell is not None
+    counts, top = plan.counts, ceilings(params)
+    report = getattr(llm, "report", None)
+    rounds: list[dict[str, Any]] = []
+
+    def record(a: Attempt) -> None:
+        kept = a.kept_per_cell()
+        short = sum(1 for c in kept_cells(counts) if kept[c] < params.per_cell)  # type: ignore[operator]
+        rounds.append(
+            {
+                "round": len(rounds) + 1,
+                "drawn": sum(counts.values()),
+                "kept": {s: len(q) for s, q in a.quads.items() if s in params.subtasks},
+                "cells_short": short,
+                "calls": report.calls if report is not None else None,  # cumulative fresh calls
+            }
+        )
+        log.info("ltswap round %d: %s", len(rounds), rounds[-1])
+
+    def kept_cells(c: Mapping[cellmod.Group, int]) -> set[cellmod.Cell]:
+        return {cell for (s, g) in c for cell in cellmod.cells_of(s, g, params.rules)}
+
+    record(attempt)
+    while len(rounds) < cellmod.MAX_ROUNDS:
+        nxt = cellmod.next_counts(
+            plan.pools, counts, attempt.kept_per_cell(), params.per_cell, top, params.rules
+        )
+        if not cellmod.grew(counts, nxt):
+            break
+        counts = nxt
+        attempt = _attempt(plan, llm, params, *draw(plan.pools, counts), progress)
+        record(attempt)
+    cells = cellmod.reports(
+        plan.pools, counts, attempt.kept_per_cell(), params.per_cell, top, params.rules, len(rounds)
+    )
+    return attempt, cells, rounds
+
+
+def _attempt(
+    plan: LtswapPlan,
+    llm: LLM,
+    params: LtswapParams,
+    words: list[Candidate],
+    infl: list[InflectionPair],
+    agr: list[InflectionPair],
+    progress: Progress | None,
+) -> Attempt:
+    """Confirmation, generation, checks, pairing and the LLM filter over one draw (no files)."""
+    vocab = plan.vocab
     funnel: Funnel = Funnel()
     rejects: list[dict[str, Any]] = []
     for w in words:
@@ -303,20 +451,4 @@ def run_ltswap(
             funnel.drop(d.subtask, d.bin, j.reason)
     for s in quads:
         quads[s].sort(key=lambda q: (q.bin, q.rule, q.w1, q.w2, q.id))
-    meta = manifest(
-        stats=stats,
-        llm=llm,
-        params=params.as_dict(),
-        nonce=nonce,
-        judge=rule.describe() if params.llm_filter else None,
-        lexicon=lexicon_info,
-        cand_report=cand_report,
-        funnel=funnel,
-        quads=quads,
-        seconds=time.perf_counter() - t0,
-    )
-    write_run(out, quads, cands, funnel, rejects, meta)
-    log.info("ltswap: %s quadruplets in %.1fs", {s: len(q) for s, q in quads.items()}, meta["seconds"])
-    return LtswapResult(
-        out=out, quadruplets=quads, funnel=funnel, candidates=cand_report, manifest=meta, rejects=rejects
-    )
+    return Attempt(quads=quads, funnel=funnel, rejects=rejects, nonce=nonce, rule=rule)

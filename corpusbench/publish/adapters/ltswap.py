@@ -20,7 +20,7 @@ from typing import Any
 
 import pandas as pd
 
-from corpusbench.corpus.bins import ltswap_bin_label
+from corpusbench.corpus.bins import LTSWAP_N_BINS, ltswap_bin_label
 from corpusbench.errors import ConfigError, InputError
 from corpusbench.io import read_json
 from corpusbench.llm.api import DEFAULT_RETRIES, DEFAULT_TIMEOUT
@@ -224,6 +224,24 @@ def _why_empty(meta: dict[str, Any], sub: str) -> str:
     return f"{TITLES[sub]} has no quadruplet ({empty_reason(f, drops)})"
 
 
+def cells_markdown(meta: dict[str, Any], sub: str) -> str:
+    """The ``--per-cell`` run's cells of ``sub``: target, kept, candidates drawn and left, shortfall."""
+    cells = [c for c in meta.get("cells") or [] if c["subtask"] == sub]
+    if not cells:
+        return ""
+    head = f"Cells (`per_cell` {cells[0]['target']}, {len(meta.get('rounds') or [])} round(s)):"
+    rows = ["| cell | target | kept | drawn | left | shortfall |", "|---|---|---|---|---|---|"]
+    for c in cells:
+        label = c["bin_label"] + (f" {c['length']}" if c["length"] else "")
+        rows.append(
+            f"| {label} | {c['target']} | {c['kept']} | {c['drawn']} | {c['left']} | {c['reason'] or '—'} |"
+        )
+    listed = {c["bin"] for c in cells}
+    empty = [ltswap_bin_label(b) for b in range(LTSWAP_N_BINS) if b not in listed]
+    tail = [f"Bins without candidates: {', '.join(empty)}."] if empty else []
+    return "\n".join([head, "", *rows, "", *tail]).strip()
+
+
 def pair_rows(quads: pd.DataFrame, prefix: bool) -> pd.DataFrame:
     """Two minimal pairs per quadruplet: (S1, S1*) and (S2, S2*); with ``prefix``, the corpus sentence
     of the word each sentence contains goes before it (rows without both contexts are left out)."""
@@ -338,7 +356,7 @@ def _configs(
                         "judge": judge,
                         "llm_filter": judge["llm_filter"],
                     },
-                    card_section=judge_md,
+                    card_section="\n\n".join(x for x in (judge_md, cells_markdown(meta, sub)) if x),
                     prompt_hashes=dict(meta["prompts"]),
                     model=model,
                     citations=(LTSWAP_CITATION,),
