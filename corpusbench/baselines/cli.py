@@ -124,7 +124,8 @@ def gradient(
 ) -> None:
     """LI-Adger style analysis: per-type mean and SD of z-scored model vs human judgments."""
     from corpusbench.baselines.gradient import gradient_analysis, load_judgments, model_measures
-    from corpusbench.eval.runner import NGRAM_SCHEME, EvalSpec, open_scorer
+    from corpusbench.eval.scorers import open_scorer
+    from corpusbench.eval.spec import NGRAM_SCHEME, EvalSpec
     from corpusbench.io import write_json
     from corpusbench.provenance import code_version, file_sha256
 

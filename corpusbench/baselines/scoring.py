@@ -149,8 +149,9 @@ def parse_model_ref(ref: Path | str) -> tuple[Path, str]:
     return Path(text), "logprob"
 
 
-def load_ngram_scorer(path: Path) -> tuple[NgramScorer, dict[str, Any]]:
-    """(scorer, model provenance) for the eval runner's ``--model ngram:DIR[#slor]``."""
+def load_ngram_scorer(path: Path | str) -> tuple[NgramScorer, dict[str, Any]]:
+    """(scorer, model provenance) for the eval runner's ``--model ngram:DIR[#slor]`` (the ``ngram`` scheme
+    of :mod:`corpusbench.eval.scorers`)."""
     folder, norm = parse_model_ref(path)
     scorer = NgramScorer(folder, norm)
     return scorer, scorer.provenance()

@@ -31,7 +31,8 @@ from corpusbench.io import atomic_path, read_json
 from corpusbench.provenance import code_version
 
 if TYPE_CHECKING:
-    from corpusbench.eval.runner import EvalReport, EvalSpec, ProgressFactory
+    from corpusbench.eval.results import EvalReport
+    from corpusbench.eval.spec import EvalSpec, ProgressFactory
     from corpusbench.generators.cac.records import Alternation, GroupStats, Site
 
 ROLES = ("child", "caretaker")
@@ -326,7 +327,8 @@ def score_cac(
     ``dyad_unit`` the unit of analysis the CAC build recorded (else described from the sites).
     """
     from corpusbench.eval.cac import choose_determiners
-    from corpusbench.eval.runner import open_scorer, spec_dict
+    from corpusbench.eval.scorers import open_scorer
+    from corpusbench.eval.spec import spec_dict
     from corpusbench.generators.cac.model import model_stats, model_tests
     from corpusbench.generators.cac.records import ADULT_TPR_BASELINE, SiteChoice
 
@@ -440,7 +442,7 @@ def _extras(scored: CacScored) -> Callable[[Path], None]:
 
 def run_cac_eval(spec: EvalSpec, progress: ProgressFactory | None = None) -> EvalReport:
     """Score ``spec.model`` on the CAC folder ``spec.dataset`` and write ``spec.out`` atomically."""
-    from corpusbench.eval.runner import write_eval_folder
+    from corpusbench.eval.results import write_eval_folder
     from corpusbench.generators.cac.io import load_sites, read_stats
     from corpusbench.generators.cac.table import session_lines
 

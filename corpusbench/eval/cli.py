@@ -150,7 +150,8 @@ def run_cmd(
     """Score a model on a release or on minimal pairs: results.json (with `benchmarks`), scores.parquet,
     plots and summary.md in --out."""
     from corpusbench.errors import ConfigError
-    from corpusbench.eval.runner import EvalSpec, default_out, run_eval
+    from corpusbench.eval.runner import run_eval
+    from corpusbench.eval.spec import EvalSpec, default_out
 
     if dataset_arg and dataset and dataset_arg != dataset:
         raise ConfigError(f"give the dataset once (got {dataset_arg!r} and --dataset {dataset!r})")

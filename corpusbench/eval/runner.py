@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -19,113 +19,25 @@ import pandas as pd
 from corpusbench.errors import ConfigError, InputError
 from corpusbench.eval.data import PairSet, load_pairs
 from corpusbench.eval.metrics import config_metrics
-from corpusbench.eval.models import LoadedModel, load_model
 from corpusbench.eval.records import MinimalPair, PairScore, Span
 from corpusbench.eval.release import ConfigEntry, Release, find_release
-from corpusbench.io import atomic_dir, atomic_path, atomic_write, read_json, write_json
+from corpusbench.eval.results import (
+    EvalReport,
+    cell_text,
+    ci_text,
+    fmt,
+    tie_text,
+    write_eval_folder,
+)
+from corpusbench.eval.results import headline_lines as headline_lines  # re-exported (tests)
+from corpusbench.eval.scorers import open_scorer
+from corpusbench.eval.spec import EvalSpec, ProgressFactory, spec_dict
+from corpusbench.io import read_json
 from corpusbench.provenance import code_version
 
 log = logging.getLogger(__name__)
 
-ProgressFactory = Callable[[str, int], Callable[[int], None]]  # (description, total) -> advance
-NGRAM_SCHEME = "ngram:"  # --model ngram:DIR scores with a baseline trained by `corpusbench baseline train`
 CHUNK = 2048  # unique sentences per scorer call (progress granularity; batches are sorted within)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class EvalSpec:
-    dataset: str
-    model: str
-    out: Path
-    arch: str = "auto"
-    device: str = "cpu"
-    dtype: str = "float32"
-    batch_tokens: int = 2048
-    configs: tuple[str, ...] = ()
-    group_col: str | None = None
-    bos: str = "prepend"
-    pll: str = "within_word_l2r"
-    scoring: str = "auto"  # auto: critical-region spans where the data has them; full: whole sentences
-    limit: int | None = None  # pairs per config; CAC: sites per dyad x role (and a quick context window)
-    limit_mode: str = "stratified"  # stratified: seeded sample over group x bin strata | first: first rows
-    seed: int = 0  # --limit sample
-    train_corpus: str | None = None  # FIT-CLAMS: corpus whose counts/bins are the model's training data
-    context_utterances: int | None = None  # CAC: at most this many earlier utterances (default: all)
-    context_step: int | None = None  # CAC, causal: cut this many tokens deeper, keep the cut (KV reuse)
-    context_tokens: int | None = None  # CAC: token window (None: cap with --limit, else the model's)
-    trust_remote_code: bool = False
-    share_prefixes: bool = True  # causal: shared token prefixes run once (prefix-tree rows)
-    verify: bool = True  # a local release: check its data files against provenance.json before scoring
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class EvalReport:
-    out: Path
-    accuracy: float
-    n_pairs: int
-    per_config: dict[str, float | None] = field(default_factory=dict)
-    seconds: float = 0.0
-    skipped: dict[str, str] = field(default_factory=dict)
-    benchmarks: dict[str, Any] = field(default_factory=dict)
-    n_ties: int = 0
-    per_config_ties: dict[str, str] = field(default_factory=dict)  # config -> "ties 3/20 (15.0%), ..."
-
-    def headline(self) -> list[str]:
-        """The console's benchmark lines: each score with its ties (count, share, ties as half)."""
-        return headline_lines(self.benchmarks)
-
-
-def default_out(model: str) -> Path:
-    """``eval-results/<model name>`` (the last path part; ``ngram:DIR`` -> ``ngram-DIR``)."""
-    name = model.rstrip("/").replace(NGRAM_SCHEME, "ngram-").split("/")[-1].split("@")[0] or "model"
-    return Path("eval-results") / name
-
-
-def make_scorer(
-    lm: LoadedModel,
-    *,
-    batch_tokens: int = 2048,
-    bos: str = "prepend",
-    pll: str = "within_word_l2r",
-    share_prefixes: bool = True,
-) -> Any:
-    """The scorer for the loaded model's architecture."""
-    if lm.arch == "causal":
-        from corpusbench.eval.causal import CausalScorer
-
-        return CausalScorer(
-            lm.model,
-            lm.tokenizer,
-            bos=bos,  # type: ignore[arg-type]
-            batch_tokens=batch_tokens,
-            share_prefixes=share_prefixes,
-        )
-    if lm.arch == "mlm":
-        from corpusbench.eval.masked import MaskedPllScorer
-
-        return MaskedPllScorer(lm.model, lm.tokenizer, pll=pll, batch_tokens=batch_tokens)  # type: ignore[arg-type]
-    from corpusbench.eval.seq2seq import Seq2SeqScorer
-
-    return Seq2SeqScorer(lm.model, lm.tokenizer, batch_tokens=batch_tokens)
-
-
-def open_scorer(spec: EvalSpec) -> tuple[Any, dict[str, Any]]:
-    """(scorer, model provenance) for ``spec.model``: an HF model, or ``ngram:DIR`` (a trained baseline)."""
-    if spec.model.startswith(NGRAM_SCHEME):
-        from corpusbench.baselines.scoring import load_ngram_scorer
-
-        return load_ngram_scorer(Path(spec.model[len(NGRAM_SCHEME) :]))
-    lm = load_model(
-        spec.model,
-        arch=spec.arch,
-        device=spec.device,
-        dtype=spec.dtype,
-        trust_remote_code=spec.trust_remote_code,
-    )
-    scorer = make_scorer(
-        lm, batch_tokens=spec.batch_tokens, bos=spec.bos, pll=spec.pll, share_prefixes=spec.share_prefixes
-    )
-    return scorer, lm.provenance()
 
 
 def scored_unit(text: str, span: Span | None, prefix: str | None, scoring: str) -> tuple[str, Span | None]:
@@ -256,51 +168,6 @@ def build_results(
     }
 
 
-def _f(x: float | None, fmt: str = ".4f") -> str:
-    return "n/a" if x is None else format(x, fmt)
-
-
-def _ci(ci: Sequence[float] | None) -> str:
-    return "" if not ci or ci[0] != ci[0] else f" [{ci[0]:.3f}, {ci[1]:.3f}]"
-
-
-def tie_text(n_ties: int, n: int, half: float | None = None) -> str:
-    """``ties 88/140 (62.9%), ties as ½ 0.479`` (just ``ties 0/140`` without ties)."""
-    text = f"ties {n_ties}/{n}"
-    if n_ties and n:
-        text += f" ({n_ties / n:.1%})" + (f", ties as ½ {half:.4f}" if half is not None else "")
-    return text
-
-
-def _cell(c: dict[str, Any]) -> str:
-    ties = f", ties {c['n_ties']}" if c.get("n_ties") else ""
-    return f"{_f(c['accuracy'], '.3f')}{_ci(c.get('ci95'))} (n={c['n']}{ties})"
-
-
-def headline_lines(bench: dict[str, Any]) -> list[str]:
-    """One line per benchmark score (FIT-CLAMS: per evaluation lexicon), with its ties beside it."""
-    from corpusbench.eval.benchmarks import fitclams_lexicons
-
-    lines = []
-    if lt := bench.get("ltswap"):
-        half = (lt.get("ties_half") or {}).get("score")
-        lines.append(
-            f"ltswap score {_f(lt['score'])}{_ci((lt.get('ci95') or {}).get('score'))} "
-            f"({tie_text(lt['n_ties'], lt['n'], half)})"
-        )
-    if fc := bench.get("fitclams"):
-        for lex, one in fitclams_lexicons(fc).items():
-            name = f"fitclams score, lexicon {lex}:" if lex else "fitclams score"
-            lines.append(
-                f"{name} {_f(one['score'])}{_ci(one.get('score_ci95'))} "
-                f"({tie_text(one['n_ties'], one['n'], one.get('score_ties_half'))})"
-            )
-    for name, b in bench.items():
-        if name not in ("ltswap", "fitclams"):
-            lines.append(f"{name} score {_f(b.get('score'))}")
-    return lines
-
-
 def benchmarks_markdown(bench: dict[str, Any]) -> list[str]:
     """The ``benchmarks`` block as Markdown lines (LT-Swap, FIT-CLAMS, CAC headline numbers)."""
     from corpusbench.eval.benchmarks import SUBTASK_SHORT, fitclams_lexicons
@@ -309,39 +176,40 @@ def benchmarks_markdown(bench: dict[str, Any]) -> list[str]:
     if lt := bench.get("ltswap"):
         ci = lt.get("ci95") or {}
         subs = ", ".join(
-            f"{k} {v:.4f}{_ci((ci.get('per_subtask') or {}).get(k))}" for k, v in lt["per_subtask"].items()
+            f"{k} {v:.4f}{ci_text((ci.get('per_subtask') or {}).get(k))}"
+            for k, v in lt["per_subtask"].items()
         )
         cats = ", ".join(f"{k} {v:.4f}" for k, v in lt["per_category"].items())
         bin_ci = ci.get("per_bin") or {}
-        bins = ", ".join(f"{k}: {v:.3f}{_ci(bin_ci.get(k))}" for k, v in lt["per_bin"].items())
+        bins = ", ".join(f"{k}: {v:.3f}{ci_text(bin_ci.get(k))}" for k, v in lt["per_bin"].items())
         drops = ", ".join(
-            f"{SUBTASK_SHORT[s]} {_f(d, '+.4f')}" for s, d in lt.get("accuracy_drop_subtask", {}).items()
+            f"{SUBTASK_SHORT[s]} {fmt(d, '+.4f')}" for s, d in lt.get("accuracy_drop_subtask", {}).items()
         )
         ends = (lt.get("drop_bins") or {}).get("score")
         span = f", bins {ends[0]}–{ends[1]}" if ends else ""
         lines += [
-            f"- **LT-Swap score {lt['score']:.4f}**{_ci(ci.get('score'))} (mean of bin × subtask cells; "
+            f"- **LT-Swap score {lt['score']:.4f}**{ci_text(ci.get('score'))} (mean of bin × subtask cells; "
             f"n={lt['n']}, {tie_text(lt['n_ties'], lt['n'], (lt.get('ties_half') or {}).get('score'))})",
             f"  - subtasks: {subs}; categories: {cats}",
             f"  - per bin: {bins}",
             f"  - accuracy drop (lowest − highest bin of each series{span})"
-            f" {_f(lt['accuracy_drop'], '+.4f')}; per subtask {drops or 'n/a'}; "
-            f"Spearman(bin, score) {_f(lt['spearman_bin']['rho'], '.3f')}",
+            f" {fmt(lt['accuracy_drop'], '+.4f')}; per subtask {drops or 'n/a'}; "
+            f"Spearman(bin, score) {fmt(lt['spearman_bin']['rho'], '.3f')}",
         ]
         if pre := lt.get("prefix"):
             lines.append(
                 f"  - prefix variant (§4.4): score {pre['score']:.4f}, gain on the 3 rarest bins "
-                f"{_f(pre['gain_lowest_3_bins'], '+.4f')}"
+                f"{fmt(pre['gain_lowest_3_bins'], '+.4f')}"
             )
     if fc := bench.get("fitclams"):
         for lex, one in fitclams_lexicons(fc).items():
-            paras = ", ".join(f"{k} {_cell(v)}" for k, v in one["per_paradigm"].items())
-            nb = ", ".join(f"{k}: {_cell(v)}" for k, v in one["per_noun_bin"].items())
-            vb = ", ".join(f"{k}: {_cell(v)}" for k, v in one["per_verb_bin"].items())
+            paras = ", ".join(f"{k} {cell_text(v)}" for k, v in one["per_paradigm"].items())
+            nb = ", ".join(f"{k}: {cell_text(v)}" for k, v in one["per_noun_bin"].items())
+            vb = ", ".join(f"{k}: {cell_text(v)}" for k, v in one["per_verb_bin"].items())
             counts = sorted({c for c in one["counts_corpus"].values() if c})
             lines += [
                 f"- **FIT-CLAMS score{f', lexicon {lex}:' if lex else ''} {one['score']:.4f}**"
-                f"{_ci(one.get('score_ci95'))} (mean over paradigms; n={one['n']}, "
+                f"{ci_text(one.get('score_ci95'))} (mean over paradigms; n={one['n']}, "
                 f"{tie_text(one['n_ties'], one['n'], one.get('score_ties_half'))})",
                 f"  - paradigms: {paras}",
                 f"  - bins of {', '.join(counts) or 'n/a'}: noun {nb or 'n/a'}; verb {vb or 'n/a'}",
@@ -351,11 +219,11 @@ def benchmarks_markdown(bench: dict[str, Any]) -> list[str]:
                 terms = ", ".join(f"{k} {o['coef'][k]:+.3f} (se {o['se'][k]:.3f})" for k in o["coef"])
                 lines.append(
                     f"  - ΔP OLS on {ols_['paradigm']} (n={o['n']}, counts of "
-                    f"{ols_.get('counts_corpus') or 'n/a'}): R² {_f(o['r2'], '.3f')}, "
-                    f"adj. R² {_f(o['r2_adj'], '.3f')}; {terms}"
+                    f"{ols_.get('counts_corpus') or 'n/a'}): R² {fmt(o['r2'], '.3f')}, "
+                    f"adj. R² {fmt(o['r2_adj'], '.3f')}; {terms}"
                 )
     if cac := bench.get("cac"):
-        lines.append(f"- **CAC score {_f(cac.get('score'))}** (agreement with the children)")
+        lines.append(f"- **CAC score {fmt(cac.get('score'))}** (agreement with the children)")
         summ = cac.get("summary") or {}
         lines += [f"  - {k}: {v:.3f}" for k, v in summ.items()]
     return lines
@@ -368,8 +236,8 @@ def summary_markdown(results: dict[str, Any]) -> str:
     lines = [
         f"# Evaluation of `{prov['model']['model_id']}` on `{prov['dataset']['dataset']}`",
         "",
-        f"- pairs: {results['n_pairs']}, accuracy (micro): {_f(results['accuracy'])}, "
-        f"macro over configs: {_f(results['accuracy_macro_configs'])}, "
+        f"- pairs: {results['n_pairs']}, accuracy (micro): {fmt(results['accuracy'])}, "
+        f"macro over configs: {fmt(results['accuracy_macro_configs'])}, "
         f"{tie_text(results['n_ties'], results['n_pairs'], results.get('accuracy_ties_half'))}",
         f"- ties: {results['tie_rule']}",
         f"- intervals: {results.get('interval') or 'n/a'}",
@@ -396,60 +264,11 @@ def summary_markdown(results: dict[str, Any]) -> str:
     for cfg, m in results["configs"].items():
         rows = [("(all)", m)] + [(g, c) for g, c in m["by_group"].items() if g != cfg]
         for g, c in rows:
-            acc, delta = f"{_f(c['accuracy'])}{_ci(c.get('ci95'))}", _f(c["mean_delta"], ".3f")
+            acc, delta = f"{fmt(c['accuracy'])}{ci_text(c.get('ci95'))}", fmt(c["mean_delta"], ".3f")
             share = f"{c['n_ties']}" + (f" ({c['n_ties'] / c['n']:.1%})" if c["n_ties"] and c["n"] else "")
-            half = _f(c.get("accuracy_ties_half")) if c["n_ties"] else "="
+            half = fmt(c.get("accuracy_ties_half")) if c["n_ties"] else "="
             lines.append(f"| {cfg} | {g} | {c['n']} | {acc} | {share} | {half} | {delta} |")
     return "\n".join(lines) + "\n"
-
-
-def spec_dict(spec: EvalSpec) -> dict[str, Any]:
-    """The run's options as recorded in ``results.json`` (paths as strings, ``out`` left out)."""
-    return {k: (str(v) if isinstance(v, Path) else v) for k, v in asdict(spec).items() if k != "out"}
-
-
-def write_eval_folder(
-    spec: EvalSpec,
-    results: dict[str, Any],
-    scores: pd.DataFrame,
-    *,
-    started: float,
-    scoring_seconds: float,
-    unit: str,
-    n_units: int,
-    n_items: int,
-    extras: Callable[[Path], None],
-    summary: Callable[[dict[str, Any]], str] = summary_markdown,
-) -> EvalReport:
-    """Write ``results.json``, ``timing.json``, ``scores.parquet``, the ``extras`` and ``summary.md``
-    into ``spec.out`` atomically (all or nothing) and return the report."""
-    timing = {
-        "seconds_total": time.perf_counter() - started,
-        "seconds_scoring": scoring_seconds,
-        f"{unit}_scored": n_units,
-        f"{unit}_per_s": n_units / scoring_seconds if scoring_seconds > 0 else None,
-    }
-    with atomic_dir(spec.out) as tmp:
-        write_json(tmp / "results.json", results)
-        write_json(tmp / "timing.json", timing)
-        with atomic_path(tmp / "scores.parquet") as p:
-            scores.to_parquet(p, index=False)
-        extras(tmp)
-        with atomic_write(tmp / "summary.md") as fh:
-            fh.write(summary(results))
-    return EvalReport(
-        out=spec.out,
-        accuracy=results["accuracy"],
-        n_pairs=n_items,
-        per_config={c: m["accuracy"] for c, m in results["configs"].items()},
-        seconds=time.perf_counter() - started,
-        n_ties=int(results.get("n_ties") or 0),
-        per_config_ties={
-            c: tie_text(int(m.get("n_ties") or 0), int(m.get("n") or 0), m.get("accuracy_ties_half"))
-            for c, m in results["configs"].items()
-            if "n_ties" in m
-        },
-    )
 
 
 def skip_reason(entry: ConfigEntry) -> str | None:
@@ -648,5 +467,6 @@ def run_eval(spec: EvalSpec, progress: ProgressFactory | None = None) -> EvalRep
         n_units=n_units,
         n_items=results["n_pairs"],
         extras=plots,
+        summary=summary_markdown,
     )
     return replace(report, skipped=skipped, benchmarks=results["benchmarks"])
