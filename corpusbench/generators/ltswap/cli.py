@@ -137,6 +137,12 @@ def ltswap(
         help="Kept quadruplets wanted per (subtask, bin) cell (AgreementSwap: also SHORT/LONG): draws more "
         "in rounds for the cells still short; --max-per-bin is then the draw ceiling per group.",
     ),
+    plan_only: bool = typer.Option(
+        False,
+        "--plan",
+        help="Estimate the run (requests, generated tokens, wall time) from a few timed calls on this "
+        "backend and the corpus's candidates; prints a table, runs nothing else.",
+    ),
     seed: int = typer.Option(0, "--seed", help="Seed of every sampling step."),
     lang: str = typer.Option("en", "--lang", help="Corpus language: en (all subtasks), fr or de (WordSwap)."),
     subtasks: str | None = typer.Option(
@@ -232,8 +238,62 @@ def ltswap(
                 options=options,
             )
         )
+        if plan_only:
+            _print_plan(llm, params, plan)
+            return
         result = run_ltswap(st, llm, params, out, progress, plan)
     _print(result)
+
+
+def _print_plan(llm, params, plan) -> None:  # type: ignore[no-untyped-def]
+    from collections import Counter
+
+    from corpusbench.generators.ltswap import sizing
+    from corpusbench.generators.ltswap.filtering import pick_nonce
+
+    timing = sizing.time_backend(llm.backend, params, plan.words, pick_nonce(params.nonce, plan.vocab))
+    counts = sizing.expected_counts(params, plan.pools, plan.counts)
+    drawn: Counter[str] = Counter()
+    for (s, _), n in counts.items():
+        drawn[s] += n
+    rows = sizing.estimate(params, {s: drawn[s] for s in params.subtasks if s in drawn}, timing)
+    size = f"--per-cell {params.per_cell}" if params.per_cell else f"--max-per-bin {params.max_per_bin}"
+    table = Table(
+        "subtask", "candidates", "writer req.", "judge req.", "gen. tokens", "kept (est.)", "wall",
+        title=f"LT-Swap plan ({size}; {llm.describe().get('model')})",
+    )  # fmt: skip
+    for col in table.columns[1:]:
+        col.justify = "right"
+    for r in [*rows, _plan_total(rows)]:
+        table.add_row(
+            r.subtask, f"{r.candidates:,}", f"{r.writer:,}", f"{r.judge:,}", f"{r.tokens:,}",
+            f"{r.kept:,}", _duration(r.seconds),
+        )  # fmt: skip
+    console.print(table)
+    n, w, j = sizing.TIMED, timing, timing.judge_s
+    console.print(
+        f"timed {n} writer calls: {w.writer_s:.2f} s and {w.writer_tokens:.0f} generated tokens each; "
+        f"{n} judge calls: {j:.2f} s each (in batches of {n}: a real run batches more, so the wall time "
+        f"is an upper bound). Assumed: {sizing.SENTENCE_PASS:.0%} of sentences pass the checks, "
+        f"{sizing.JUDGE_KEEP:.0%} of judged drafts are kept (the demo run's rates).",
+        soft_wrap=True,
+    )
+
+
+def _plan_total(rows):  # type: ignore[no-untyped-def]
+    from corpusbench.generators.ltswap.sizing import SubtaskEstimate
+
+    return SubtaskEstimate(
+        subtask="total",
+        **{k: sum(getattr(r, k) for r in rows) for k in ("candidates", "writer", "judge", "tokens", "kept")},
+        seconds=sum(r.seconds for r in rows),
+    )
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    return f"{seconds / 60:.1f} min" if seconds < 5400 else f"{seconds / 3600:.1f} h"
 
 
 def _print(result) -> None:  # type: ignore[no-untyped-def]

@@ -1,0 +1,147 @@
+"""``ltswap build --plan``: what a run will cost, before it runs.
+
+A few timed calls on the user's backend (writer sentences and judge prompts of this corpus's own
+words, sent uncached so that they time the backend) give seconds and generated tokens per request;
+the arithmetic then scales them by the run's expected requests. Expected requests come from the draw
+(``--max-per-bin``) or, under ``--per-cell N``, from the candidates each cell needs at the assumed
+yields below (the demo run's measured rates, issue #29), capped by the cell's candidates.
+
+Requests are counted as the run counts them: one writer request per word form (WordSwap word, each
+form of an InflectionSwap pair) and per AgreementSwap (noun pair, rule, sample); two confirmation
+prompts per inflection/agreement pair; four judge prompts per paired draft.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from corpusbench.errors import BackendError
+from corpusbench.generators.ltswap import cells as cellmod
+from corpusbench.generators.ltswap.generation import word_request
+from corpusbench.generators.ltswap.judging import FilterRule, JudgeItem
+
+SENTENCE_PASS = 0.41  # share of written sentences passing the checks (demo run, #29)
+JUDGE_KEEP = 0.8  # share of judged drafts kept (demo run: 53 kept of 64 judged)
+TIMED = 4  # writer and judge requests timed
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Timing:
+    """Measured per request: seconds (in a batch of ``TIMED``) and generated tokens."""
+
+    writer_s: float
+    writer_tokens: float
+    judge_s: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SubtaskEstimate:
+    subtask: str
+    candidates: int  # words / inflection pairs / agreement noun pairs drawn
+    writer: int
+    judge: int  # confirmation + judge prompts
+    tokens: int
+    kept: int
+    seconds: float
+
+
+def _yield(subtask: str, params: Any, cell: cellmod.Cell) -> float:
+    """Expected kept quadruplets per drawn candidate of ``cell``."""
+    p = SENTENCE_PASS
+    if subtask == "wordswap":
+        return p * 0.5 * params.pairs_per_word * JUDGE_KEEP
+    if subtask == "inflswap":
+        return p * p * JUDGE_KEEP
+    rules = sum(1 for r in params.rules if cellmod.LENGTH[r] == cell.length)
+    return rules * params.agreement_samples * p * JUDGE_KEEP
+
+
+def expected_counts(params: Any, pools: cellmod.Pools, counts: Mapping[cellmod.Group, int]) -> dict[Any, int]:
+    """The draw per group the run is expected to end with: ``counts`` as is, or under ``per_cell`` the
+    candidates each cell needs at the assumed yields (at least round 1's draw, at most the pool)."""
+    if params.per_cell is None:
+        return dict(counts)
+    out = {}
+    for (s, g), n in counts.items():
+        items = pools[s][g]
+        groups_in_bin = sum(1 for g2 in pools[s] if cellmod.group_bin(s, g2) == cellmod.group_bin(s, g))
+        need = max(
+            math.ceil(params.per_cell / max(_yield(s, params, c), cellmod.MIN_YIELD) / groups_in_bin)
+            for c in cellmod.cells_of(s, g, params.rules)
+        )
+        top = params.cap(s)
+        out[(s, g)] = max(n, min(need, len(items), top if top is not None else len(items)))
+    return out
+
+
+def estimate(params: Any, drawn: Mapping[str, int], timing: Timing) -> list[SubtaskEstimate]:
+    """Requests, generated tokens, kept quadruplets and wall time per subtask for ``drawn`` candidates."""
+    p, rows = SENTENCE_PASS, []
+    confirm = 2 if params.confirm_inflections else 0
+    judge_per = 4 if params.llm_filter else 0
+    for s, n in drawn.items():
+        if s == "wordswap":
+            writer, drafts, confirms, tokens_each = n, n * p / 2 * params.pairs_per_word, 0, 1
+        elif s == "inflswap":
+            writer, drafts, confirms, tokens_each = 2 * n, n * p * p, confirm * n, 1
+        else:
+            k = len(params.rules) * params.agreement_samples
+            writer, drafts, confirms, tokens_each = n * k, n * k * p, confirm * n, 2  # two sentences
+        judge = confirms + round(judge_per * drafts)
+        rows.append(
+            SubtaskEstimate(
+                subtask=s,
+                candidates=n,
+                writer=writer,
+                judge=judge,
+                tokens=round(writer * timing.writer_tokens * tokens_each),
+                kept=round(drafts * (JUDGE_KEEP if params.llm_filter else 1)),
+                seconds=writer * timing.writer_s * tokens_each + judge * timing.judge_s,
+            )
+        )
+    return rows
+
+
+def time_backend(backend: Any, params: Any, words: Sequence[Any], nonce: str) -> Timing:
+    """Send ``TIMED`` writer and ``TIMED`` judge requests straight to ``backend`` (uncached)."""
+    forms = [(w.form, w.tag) for w in words[:TIMED]] or [("word", "NN")] * TIMED
+    reqs = [word_request(f, t, params.max_tokens, params.lang, params.writer_prompt) for f, t in forms]
+    t0 = time.perf_counter()
+    gens = backend.generate(reqs)
+    writer_s = time.perf_counter() - t0
+    a = words[0] if words else None
+    b = words[1] if len(words) > 1 else a
+    w1, w2 = (a.form, b.form) if a and b else ("word", "thing")
+    c1 = a.contexts[0] if a and a.contexts else f"The {w1} was here ."
+    c2 = b.contexts[0] if b and b.contexts else f"The {w2} was there ."
+    item = JudgeItem(
+        id="plan",
+        subtask="wordswap",
+        w1=w1,
+        w2=w2,
+        s1_good=c1,
+        s2_good=c2,
+        s1_bad=c1.replace(w1, w2),
+        s2_bad=c2.replace(w2, w1),
+        context1=c1,
+        context2=c2,
+        tag1=a.tag if a else "NN",
+        tag2=b.tag if b else "NN",
+        lang=params.lang,
+    )
+    judge_reqs = FilterRule(params.filter_rule, params.filter_threshold).requests(item, nonce)[:TIMED]
+    t0 = time.perf_counter()
+    choices = backend.choose(judge_reqs)
+    judge_s = time.perf_counter() - t0
+    failed = [r for r in [*gens, *choices] if r.status == "error"]
+    if failed:
+        raise BackendError(
+            f"--plan: {len(failed)} of {len(gens) + len(choices)} timed LLM calls failed "
+            f"({failed[0].error or 'error'}); fix the backend and rerun"
+        )
+    tokens = sum(g.tokens_out for g in gens) / len(gens)
+    return Timing(writer_s=writer_s / len(reqs), writer_tokens=tokens, judge_s=judge_s / len(judge_reqs))
