@@ -18,12 +18,11 @@ import types
 import typing
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from corpusbench.errors import ConfigError
-
-if TYPE_CHECKING:
-    from corpusbench.publish.spec import GeneratorSpec, ReleaseSpec
+from corpusbench.publish.plugins import generators as registry
+from corpusbench.publish.spec import SPEC_CHECKS, GeneratorSpec, ReleaseSpec
 
 ADAPTERS = "corpusbench.publish.adapters"
 
@@ -273,3 +272,19 @@ def _describe(tp: Any) -> str:
 
 def _plural(tp: Any) -> str:
     return {bool: "booleans", int: "integers", float: "numbers", str: "strings"}.get(tp, "values")
+
+
+def check_generators(spec: ReleaseSpec, where: str) -> None:
+    """Every generator of ``spec``: a registered name, then its params, before any of them runs."""
+    for i, gen in enumerate(spec.generators):
+        if gen.name not in registry:
+            try:
+                registry.get(gen.name)
+            except ConfigError as e:
+                raise ConfigError(f"{where}: generators[{i}].name {e}") from None
+    for gen in spec.generators:
+        check_generator(spec, gen, where)
+
+
+if check_generators not in SPEC_CHECKS:
+    SPEC_CHECKS.append(check_generators)
