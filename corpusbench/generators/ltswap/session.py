@@ -13,6 +13,7 @@ import contextlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from corpusbench.corpus.store import CorpusStats
 from corpusbench.errors import ConfigError
@@ -61,6 +62,24 @@ def corpus_stats(
     return CorpusStats.load(target)
 
 
+class ServedLLM:
+    """A ``CachedLLM`` on a vLLM server that this run started: everything is the ``CachedLLM``'s, and
+    ``describe()`` adds the server's numerics (dtype, its reproducibility promise; ``hardware.numerics``)
+    so that the run's manifest says what a rerun can promise."""
+
+    def __init__(self, llm: CachedLLM, dtype: str):
+        from corpusbench.llm.hardware import numerics
+
+        self._llm = llm
+        self.server = {"started_by_run": True, **numerics(dtype)}
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._llm, name)
+
+    def describe(self) -> dict[str, Any]:
+        return {**self._llm.describe(), "server": dict(self.server)}
+
+
 @contextlib.contextmanager
 def open_run_llm(
     *,
@@ -72,8 +91,9 @@ def open_run_llm(
     batch_size: int = 8,
     say: Callable[[str], None] = lambda _m: None,
     options: LLMOptions | None = None,
-) -> Iterator[CachedLLM]:
-    """The run's LLM; a ``vllm-server`` backend without ``base_url`` gets its own server (stopped after).
+) -> Iterator[CachedLLM | ServedLLM]:
+    """The run's LLM; a ``vllm-server`` backend without ``base_url`` gets its own server (stopped after),
+    whose dtype and reproducibility promise its ``describe()`` records (``ServedLLM``).
 
     More failed calls than ``options.max_failures`` allows stop the run (``TooManyFailures``)."""
     from corpusbench.llm import LLMSpec, open_llm
@@ -82,6 +102,7 @@ def open_run_llm(
     backend = canonical_backend(backend)
     options = options or LLMOptions()
     restart_hint = None
+    dtype: str | None = None  # the dtype of the server this run starts
     if model is None and backend in ("vllm-server", "vllm-engine", "transformers") and base_url is None:
         from corpusbench.assets.judge_model import default_judge_model
 
@@ -97,7 +118,7 @@ def open_run_llm(
                 f"(log {log_dir}/vllm-server.log)"
             )
             stack.enter_context(VLLMServer(server, log_dir / "vllm-server.log"))
-            base_url, model = server.base_url, server.name
+            base_url, model, dtype = server.base_url, server.name, server.dtype
             restart_hint = (
                 f"that server was started by this run: see {log_dir / 'vllm-server.log'} for why it "
                 "stopped, then rerun the same command to resume (it starts a new server)"
@@ -112,4 +133,5 @@ def open_run_llm(
             max_retries=options.retries,
             restart_hint=restart_hint,
         )
-        yield stack.enter_context(open_llm(spec, options.max_failures))
+        llm = stack.enter_context(open_llm(spec, options.max_failures))
+        yield llm if dtype is None else ServedLLM(llm, dtype)
