@@ -20,6 +20,7 @@ from typing import Any
 from corpusbench.corpus.bins import ltswap_bin_label
 
 MAX_ROUNDS = 8
+STOP_EMPTY_AFTER = 2  # rounds after which a subtask that kept nothing draws no more
 MIN_YIELD = 0.05  # kept per drawn candidate assumed at worst when sizing the next draw
 LENGTH = {
     "SVSHORT": "SHORT",
@@ -98,9 +99,11 @@ def next_counts(
     per_cell: int,
     ceiling: Ceilings,
     rules: Iterable[str],
+    rounds_done: int = 1,
 ) -> dict[Group, int]:
     """The next round's draw per group: short cells' groups grow by deficit / yield (the cell's, else
-    its subtask's; a subtask that kept nothing yet doubles its draw); others stay."""
+    its subtask's; a subtask that kept nothing after round 1 doubles its draw once, and after that
+    stops: its LLM answers fail, more of them would too); others stay."""
     rules = tuple(rules)
     drawn: Counter[Cell] = Counter()
     by_sub: Counter[str] = Counter()
@@ -117,7 +120,7 @@ def next_counts(
         if n >= room:
             continue
         short = [c for c in cells_of(s, g, rules) if kept[c] < per_cell]
-        if not short:
+        if not short or (kept_sub[s] == 0 and rounds_done >= STOP_EMPTY_AFTER):
             continue
         open_groups = sum(
             1
@@ -150,6 +153,9 @@ def reports(
     drawn: Counter[Cell] = Counter()
     left: Counter[Cell] = Counter()
     capped: dict[Cell, bool] = {}
+    kept_sub: Counter[str] = Counter()
+    for c, n in kept.items():
+        kept_sub[c.subtask] += n
     for (s, g), n in counts.items():
         for c in cells_of(s, g, rules):
             drawn[c] += n
@@ -164,6 +170,8 @@ def reports(
             why = "no candidates"
         elif left[c] == 0:
             why = f"candidates ran out ({drawn[c]} drawn)"
+        elif kept_sub[c.subtask] == 0 and rounds >= STOP_EMPTY_AFTER:
+            why = f"nothing kept in {c.subtask} after {rounds} rounds (see its drop reasons)"
         elif capped[c]:
             why = f"draw ceiling reached (--max-per-bin {ceiling.get(c.subtask)})"
         else:

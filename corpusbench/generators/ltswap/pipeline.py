@@ -373,7 +373,7 @@ def _fill_cells(
     record(attempt)
     while len(rounds) < cellmod.MAX_ROUNDS:
         nxt = cellmod.next_counts(
-            plan.pools, counts, attempt.kept_per_cell(), params.per_cell, top, params.rules
+            plan.pools, counts, attempt.kept_per_cell(), params.per_cell, top, params.rules, len(rounds)
         )
         if not cellmod.grew(counts, nxt):
             break

@@ -134,4 +134,6 @@ def test_cli_prints_the_cells(slice_stats, tmp_path):
         ],
     )
     assert r.exit_code == 0, r.output
-    assert "cells after" in r.output and "shortfall" in r.output and "cells full" in r.output
+    assert "cells after 2 round(s)" in r.output and "shortfall" in r.output and "cells full" in r.output
+    # an LLM that answers nothing: one doubled draw, then the subtask stops drawing and says why
+    assert "nothing kept in wordswap after 2 rounds" in r.output
