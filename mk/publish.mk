@@ -6,6 +6,8 @@
 #                       `make hub` runs
 #   make hub            serve the demo release (the build folder on disk, pushed at start) from the local Hub
 #                       stand-in on 127.0.0.1:$(HUB_PORT) until Ctrl-C, and print a working load_dataset line
+#   make hub RELEASE=releases/build/NAME/VERSION [REPO_ID=ORG/NAME] [CONFIG=NAME]
+#                       the same for any release build folder (repo id: the spec's repo_id; config: its first)
 
 DEMO_RELEASE_SPEC := releases/corpusbench-default.yaml
 DEMO_RELEASE_DIR := releases/build/corpusbench-default/0.1.0
@@ -27,7 +29,15 @@ demo-release: $(STAMP) childes
 	@$(PY) -c "from tests.hubserver import load_line; \
 	  print(load_line('http://127.0.0.1:$(HUB_PORT)', '$(DEMO_RELEASE_REPO)', '$(DEMO_LOAD_CONFIG)', 'v0.1.0', '$(PY)'))"
 
+RELEASE ?= $(DEMO_RELEASE_DIR)
+ifeq ($(RELEASE),$(DEMO_RELEASE_DIR))
+HUB_ARGS := --repo-id $(DEMO_RELEASE_REPO) --config $(DEMO_LOAD_CONFIG)
+HUB_MISSING := no demo release: run 'make demo-release' first
+else
+HUB_ARGS := $(if $(REPO_ID),--repo-id $(REPO_ID)) $(if $(CONFIG),--config $(CONFIG))
+HUB_MISSING := RELEASE=$(RELEASE): no provenance.json there (give a folder made by 'corpusbench release build')
+endif
+
 hub: $(STAMP)
-	@test -f $(DEMO_RELEASE_DIR)/provenance.json || { echo "no demo release: run 'make demo-release' first"; exit 2; }
-	$(PY) -m tests.hubserver --port $(HUB_PORT) --push $(DEMO_RELEASE_DIR) --repo-id $(DEMO_RELEASE_REPO) \
-	  --config $(DEMO_LOAD_CONFIG)
+	@test -f $(RELEASE)/provenance.json || { echo "$(HUB_MISSING)"; exit 2; }
+	$(PY) -m tests.hubserver --port $(HUB_PORT) --push $(RELEASE) $(HUB_ARGS)

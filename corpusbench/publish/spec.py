@@ -56,7 +56,7 @@ class LLMSpec:
     """The LLM a generator (LT-Swap) uses, recorded in the card and provenance."""
 
     model: str
-    backend: str = "transformers"
+    backend: str = "vllm-server"  # as every command's --llm-backend (llm.api.DEFAULT_BACKEND)
     revision: str | None = None
     sampling: dict[str, Any] = field(default_factory=dict)
 
