@@ -18,9 +18,9 @@ $(DATA)/fr/.stamp: $(STAMP) corpusbench/assets/bible_fr_de.py
 FITCLAMS_OUT ?= out/demo
 # --fill-empty: a verb bin with no choosable verb (small corpora; KJV alone has one usable bin) is filled
 # from the nearest bin, flagged; the paper still chose 10 verbs per set (two from one bin where one was empty).
-FITCLAMS_DEMO := $(PY) -m corpusbench fitclams --corpus default=$(FITCLAMS_OUT)/stats --lang en \
+FITCLAMS_DEMO := $(PY) -m corpusbench fitclams build --corpus default=$(FITCLAMS_OUT)/stats --lang en \
 	  --fill-empty --out $(FITCLAMS_OUT)/fitclams --seed 0 ; \
-	$(PY) -m corpusbench fitclams --corpus kjv=$(DATA)/default/kjv --corpus shakespeare=$(DATA)/default/shakespeare \
+	$(PY) -m corpusbench fitclams build --corpus kjv=$(DATA)/default/kjv --corpus shakespeare=$(DATA)/default/shakespeare \
 	  --lang en --tagger nltk --workers 2 --fill-empty --seed 0 --out $(FITCLAMS_OUT)/fitclams-kjv-shakespeare
 
 DEMO_STEPS += $(FITCLAMS_DEMO);
@@ -28,7 +28,7 @@ DEMO_STEPS += $(FITCLAMS_DEMO);
 # French and German on the public-domain Bibles: two corpora each, Gospels+Acts vs Epistles+Revelation
 # (~100k + ~70k words; spaCy fr / HanTa de stats computed by the command itself; measured 67 s and 87 s,
 # 37 s and 19 s on idle cores on 2026-11-26 with the same data files).
-FITCLAMS_FR_DE_DEMO := for l in fr de; do $(PY) -m corpusbench fitclams --lang $$l --workers 2 --fill-empty \
+FITCLAMS_FR_DE_DEMO := for l in fr de; do $(PY) -m corpusbench fitclams build --lang $$l --workers 2 --fill-empty \
 	  --corpus gospels=$(DATA)/$$l/nt/gospels --corpus letters=$(DATA)/$$l/nt/letters --seed 0 \
 	  --out $(FITCLAMS_OUT)/fitclams-$$l-bible || exit 1; done
 DEMO_STEPS += $(FITCLAMS_FR_DE_DEMO);

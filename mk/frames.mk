@@ -11,7 +11,7 @@ FRAMES_DEMO_KS ?= 12 45 80  # `make demo` runs a shorter sweep
 FRAMES_RUN_KS = $(FRAMES_DEMO_KS)
 FRAMES_DEMO = $(PY) -m corpusbench frames split $(DATA)/default --out $(FRAMES_OUT)/split --train-every 7 ; \
 	$(PY) -m corpusbench stats $(FRAMES_OUT)/split/train --out $(FRAMES_OUT)/train-stats ; \
-	$(PY) -m corpusbench frames build $(FRAMES_OUT)/split/test --train-vocab $(FRAMES_OUT)/train-stats \
+	$(PY) -m corpusbench frames build $(FRAMES_OUT)/split/test --stats $(FRAMES_OUT)/train-stats \
 	  --out $(FRAMES_OUT)/sclusters ; \
 	$(PY) -m corpusbench eval clusters --frames $(FRAMES_OUT)/sclusters --frequent-frames $(FRAMES_OUT)/split/train \
 	  --model $(MODEL_DIR) $(foreach k,$(FRAMES_RUN_KS),-k $(k)) --gold $(FRAMES_OUT)/train-stats \

@@ -1,4 +1,5 @@
-"""``corpusbench eval`` (score a model on minimal pairs) and ``corpusbench eval report`` (compare runs)."""
+"""``corpusbench eval run`` (score a model on a release or minimal pairs), ``eval clusters`` and
+``corpusbench compare`` (compare runs; ``eval report`` is its deprecated spelling)."""
 
 from __future__ import annotations
 
@@ -6,11 +7,10 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import click
 import typer
 from rich.table import Table
-from typer.core import TyperGroup
 
+from corpusbench.aliases import DefaultCommandGroup, add_alias
 from corpusbench.console import make_console
 
 console = make_console()
@@ -19,21 +19,17 @@ EVAL_HELP = (
     "`corpusbench eval run --dataset RELEASE --model M` scores every config of a release with its task: "
     "minimal pairs (BLiMP-style), LT-Swap (score = mean of bin × subtask accuracies), FIT-CLAMS (mean over "
     "paradigms, per frequency bin, ΔP OLS) and CAC (determiner choice); configs it does not score are "
-    "listed as skipped. `eval report` tabulates runs, `eval clusters` scores frames S-clusters; "
-    "`corpusbench compare` makes the papers' tables and figures."
+    "listed as skipped. `eval clusters` scores frames S-clusters; `corpusbench compare` compares runs "
+    "(the papers' tables and figures)."
 )
 
 
-class _EvalGroup(TyperGroup):
+class _EvalGroup(DefaultCommandGroup):
     """``corpusbench eval --dataset ...`` / ``corpusbench eval PATH ...`` (old spellings) run ``eval run``."""
 
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        if args and args[0] not in self.commands and args[0] not in ("--help", "-h"):
-            make_console(stderr=True).print(
-                "[yellow]note:[/] `corpusbench eval ARGS` is deprecated; use `corpusbench eval run ARGS`"
-            )
-            args = ["run", *args]
-        return super().parse_args(ctx, args)
+    default_command = "run"
+    cli_name = "corpusbench eval"
+    arg_name = "ARGS"
 
 
 eval_app = typer.Typer(help=EVAL_HELP, cls=_EvalGroup, no_args_is_help=True)
@@ -45,6 +41,7 @@ def register(app: typer.Typer) -> None:
     eval_app.command("clusters", help="Score word clusterings by substitutable precision/recall (frames).")(
         eval_clusters_cmd
     )
+    add_alias(eval_app, "report", report_cmd, old="corpusbench eval report", new="corpusbench compare")
     app.add_typer(eval_app, name="eval")
     app.command("compare", help="Compare eval runs: the papers' table (Markdown + CSV), CIs, figures.")(
         compare_cmd
@@ -205,12 +202,11 @@ def run_cmd(
     console.print(f"wrote {report.out} in {report.seconds:.1f}s")
 
 
-@eval_app.command("report")
 def report_cmd(
     runs: list[Path] = typer.Argument(..., help="Eval output folders to compare."),
     out: Path = typer.Option(None, "--out", "-o", help="Also write the table as markdown here."),
 ) -> None:
-    """Compare several eval runs in one table."""
+    """Compare several eval runs in one table (deprecated: ``corpusbench compare`` is the comparison)."""
     from corpusbench.eval.report import compare_runs
     from corpusbench.io import atomic_write
 

@@ -24,11 +24,20 @@ llm_app = typer.Typer(
 console = make_console()
 err = make_console(stderr=True)
 
+# --llm-backend/--llm-model: the generators' spelling of the same options (one grammar everywhere)
 BACKEND = typer.Option(
-    DEFAULT_BACKEND, "--backend", "-b", help=BACKEND_HELP + " Ray: RAY_ADDRESS names the cluster."
+    DEFAULT_BACKEND,
+    "--backend",
+    "-b",
+    "--llm-backend",
+    help=BACKEND_HELP + " Ray: RAY_ADDRESS names the cluster.",
 )
 MODEL = typer.Option(
-    None, "--model", "-m", help="openai: served model name; vllm/transformers: folder or hub id."
+    None,
+    "--model",
+    "-m",
+    "--llm-model",
+    help="openai: served model name; vllm/transformers: folder or hub id.",
 )
 BASE_URL = typer.Option(
     DEFAULT_BASE_URL,

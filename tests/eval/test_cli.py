@@ -193,7 +193,7 @@ def test_cli_process_smollm2_and_exit_code(pairs_file, tmp_path):
 def test_eval_help_says_what_it_scores():
     res = CliRunner().invoke(app, ["eval", "--help"], env={"COLUMNS": "200"})
     text = " ".join(res.output.split())
-    assert res.exit_code == 0 and "run" in text and "report" in text and "clusters" in text
+    assert res.exit_code == 0 and "run" in text and "compare" in text and "clusters" in text
     for what in ("minimal pairs", "LT-Swap", "FIT-CLAMS", "CAC", "skipped"):
         assert what in text, what
     top = " ".join(CliRunner().invoke(app, ["--help"], env={"COLUMNS": "200"}).output.split())

@@ -1,8 +1,8 @@
 """``corpusbench cac build``: CAC sites and human statistics from dialogue; ``cac productivity``: Yang's test.
 
 ``corpusbench cac build CHAT... --out DIR`` is the command. The older spellings ``corpusbench cac CHAT...``
-(no subcommand) and ``corpusbench cac run CHAT...`` still work as deprecated aliases of ``build`` (with a
-warning on stderr); ``--help`` names them.
+(no subcommand) and ``corpusbench cac run CHAT...`` still work as deprecated aliases of ``build`` (one
+``deprecated:`` line on stderr, :mod:`corpusbench.aliases`); ``--help`` names them.
 """
 
 from __future__ import annotations
@@ -11,32 +11,26 @@ import json
 import math
 from pathlib import Path
 
-import click
 import typer
 from rich.table import Table
-from typer.core import TyperGroup
 
+from corpusbench.aliases import DefaultCommandGroup, add_alias
 from corpusbench.console import make_console
 from corpusbench.corpus.readers import MAX_LINE_BYTES
 
 console = make_console()
 
 
-class _DeprecatedBareBuild(TyperGroup):
+class _CacGroup(DefaultCommandGroup):
     """``corpusbench cac FILE...`` (no subcommand) is a deprecated alias of ``cac build FILE...``."""
 
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        if args and args[0] not in self.commands and not args[0].startswith("-"):
-            click.echo(
-                "warning: `corpusbench cac FILE...` is deprecated; use `corpusbench cac build FILE...`",
-                err=True,
-            )
-            args = ["build", *args]
-        return super().parse_args(ctx, args)
+    default_command = "build"
+    cli_name = "corpusbench cac"
+    arg_name = "FILE"
 
 
 cac_app = typer.Typer(
-    cls=_DeprecatedBareBuild,
+    cls=_CacGroup,
     no_args_is_help=True,
     add_completion=False,
     help="CAC (Contextual Alternative Choice): `cac build` extracts determiner sites from dialogue and "
@@ -143,7 +137,7 @@ def build(
 
 
 cac_app.command("build")(build)
-cac_app.command("run", deprecated=True, help="Deprecated alias of `cac build`.")(build)
+add_alias(cac_app, "run", build, old="corpusbench cac run", new="corpusbench cac build")
 
 
 def _f(x: float, nd: int = 3) -> str:

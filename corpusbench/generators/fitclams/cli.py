@@ -1,4 +1,8 @@
-"""``corpusbench fitclams``: frequency-informed agreement minimal pairs from one or more corpora."""
+"""``corpusbench fitclams build``: frequency-informed agreement minimal pairs from one or more corpora.
+
+Old spellings still work, with a deprecation line: ``fitclams --corpus ...`` (no subcommand, now
+``fitclams build``) and ``--stats-dir`` (now ``--stats``).
+"""
 
 from __future__ import annotations
 
@@ -6,12 +10,28 @@ from pathlib import Path
 
 import typer
 
+from corpusbench.aliases import DefaultCommandGroup, renamed_option
 from corpusbench.errors import ConfigError
 from corpusbench.llm.api import BACKEND_HELP, DEFAULT_BACKEND, canonical_backend
 
 
+class _FitClamsGroup(DefaultCommandGroup):
+    """``fitclams --corpus ...`` (deprecated) means ``fitclams build --corpus ...``."""
+
+    default_command = "build"
+    cli_name = "corpusbench fitclams"
+
+
+fitclams_app = typer.Typer(
+    cls=_FitClamsGroup,
+    help="FIT-CLAMS: `fitclams build` makes subject-verb agreement minimal pairs from corpus frequencies.",
+    no_args_is_help=True,
+)
+
+
 def register(app: typer.Typer) -> None:
-    app.command("fitclams")(fitclams)
+    app.add_typer(fitclams_app, name="fitclams")
+    fitclams_app.command("build")(fitclams)
 
 
 def _load_overrides(path: Path | None):  # type: ignore[no-untyped-def]
@@ -94,11 +114,13 @@ def fitclams(
         DEFAULT_BACKEND, "--llm-backend", help="LLM backend for --llm-check: " + BACKEND_HELP
     ),
     llm_model: str | None = typer.Option(None, "--llm-model", help="LLM model for --llm-check."),
-    stats_dir: Path | None = typer.Option(
+    stats: Path | None = typer.Option(
         None,
-        "--stats-dir",
-        help="Where stats of raw corpora are computed (default: OUT-stats/NAME); existing ones are reused.",
+        "--stats",
+        help="Folder of the raw corpora's stats folders, STATS/NAME (default: OUT-stats); existing ones are "
+        "reused.",
     ),
+    stats_dir: Path | None = typer.Option(None, "--stats-dir", hidden=True, help="Old spelling of --stats."),
     workers: int = typer.Option(1, "--workers", "-w", help="Worker processes for computing stats."),
     tagger: str | None = typer.Option(
         None,
@@ -122,6 +144,7 @@ def fitclams(
     )
     from corpusbench.generators.fitclams.select import SelectionConfig
 
+    stats = renamed_option(stats, stats_dir, old="--stats-dir", new="--stats")
     pairs = parse_corpus_args(corpus)
     sel = SelectionConfig(
         n_nouns=nouns,
@@ -137,7 +160,7 @@ def fitclams(
     FitClamsSpec(corpora=pairs, language=lang, selection=sel)  # validate options before any heavy work
     console = make_console(stderr=True)
     with contextlib.ExitStack() as stack:
-        work = stats_dir or out.with_name(f"{out.name}-stats")
+        work = stats or out.with_name(f"{out.name}-stats")
         resolved = tuple(
             (n, ensure_stats(n, p, lang, work, tagger=tagger, workers=workers)) for n, p in pairs
         )

@@ -1,9 +1,10 @@
 """``corpusbench frames``: S-clusters from frames, and clustering evaluation against them.
 
-``corpusbench frames build CORPUS --train-vocab STATS --out DIR`` builds the S-clusters; ``frames split``
+``corpusbench frames build CORPUS --stats STATS --out DIR`` builds the S-clusters; ``frames split``
 makes the held-out train/test split of a corpus folder. Clusterings are scored by ``corpusbench eval
 clusters`` (``eval_clusters_cmd``, defined here). Old spellings still work, with a deprecation line:
-``frames CORPUS ...`` and ``frames generate`` (now ``frames build``), ``frames eval`` (now ``eval clusters``).
+``frames CORPUS ...`` and ``frames generate`` (now ``frames build``), ``frames eval`` (now ``eval clusters``),
+``--train-vocab`` (now ``--stats``).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from corpusbench.aliases import DefaultCommandGroup, add_alias
+from corpusbench.aliases import DefaultCommandGroup, add_alias, renamed_option
 from corpusbench.console import make_console
 
 console = make_console()
@@ -48,7 +49,12 @@ def register(app: typer.Typer) -> None:
 @frames_app.command("build")
 def build_cmd(
     corpus: str = typer.Argument(..., help="Test corpus: a text file or folder (any corpusbench reader)."),
-    train_vocab: Path = typer.Option(..., "--train-vocab", help="Stats folder of the training corpus."),
+    stats: Path | None = typer.Option(
+        None, "--stats", help="Stats folder of the training corpus (required)."
+    ),
+    train_vocab: Path | None = typer.Option(
+        None, "--train-vocab", hidden=True, help="Old spelling of --stats."
+    ),
     out: Path = typer.Option(..., "--out", "-o", help="Output folder (written atomically)."),
     min_frame_count: int = typer.Option(2, "--min-frame-count", help="Keep frames seen at least this often."),
     lang: str = typer.Option("en", "--lang", help="Sentence splitting/tokenisation language."),
@@ -63,6 +69,7 @@ def build_cmd(
     from corpusbench.generators.frames.extract import generate_frames
     from corpusbench.generators.frames.records import FramesParams
 
+    train_stats = renamed_option(stats, train_vocab, old="--train-vocab", new="--stats", required=True)
     params = FramesParams(lang=lang, min_frame_count=min_frame_count)
     with Progress(
         SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=console
@@ -70,7 +77,7 @@ def build_cmd(
         task = bar.add_task("frames", total=None)
         report = generate_frames(
             CorpusSpec(path=corpus),
-            train_vocab,
+            train_stats,
             out,
             params,
             with_occurrences=occurrences,

@@ -121,6 +121,7 @@ def test_cli_end_to_end_and_errors(en_stats: Path, tmp_path: Path) -> None:
         app,
         [
             "fitclams",
+            "build",
             "--corpus",
             f"plays={en_stats}",
             "--lang",
@@ -147,6 +148,7 @@ def test_cli_end_to_end_and_errors(en_stats: Path, tmp_path: Path) -> None:
             "-m",
             "corpusbench",
             "fitclams",
+            "build",
             "--corpus",
             f"plays={en_stats}",
             "--lang",
@@ -164,6 +166,7 @@ def test_cli_end_to_end_and_errors(en_stats: Path, tmp_path: Path) -> None:
             "-m",
             "corpusbench",
             "fitclams",
+            "build",
             "--corpus",
             f"x={tmp_path / 'nope'}",
             "--lang",
@@ -187,6 +190,7 @@ def test_raw_corpus_goes_through_corpusbench_stats(tmp_path: Path) -> None:
         app,
         [
             "fitclams",
+            "build",
             "--corpus",
             f"frc={raw}",
             "--lang",

@@ -37,7 +37,7 @@ def _run(lang: str, tmp_path: Path) -> Run:
     files = [next(iter(sorted(gospels.glob(f"{b}*.txt"))), None) for b in BOOKS]
     assert all(files), f"{gospels}: Matthew/Mark missing; run `make fr-de-corpora`"
     out = tmp_path / f"fitclams-{lang}"
-    args = ["fitclams", "--lang", lang, "--out", str(out), "--workers", "2", "--fill-empty"]
+    args = ["fitclams", "build", "--lang", lang, "--out", str(out), "--workers", "2", "--fill-empty"]
     for name, f in zip(("mt", "mk"), files, strict=True):
         args += ["--corpus", f"{name}={f}"]
     res = CliRunner().invoke(app, args)

@@ -119,7 +119,7 @@ def test_cli_generate_and_eval(tiny: dict[str, Path], tmp_path: Path) -> None:
     runner = CliRunner()
     out = tmp_path / "cli"
     res = runner.invoke(
-        app, ["frames", "build", str(tiny["test"]), "--train-vocab", str(tiny["stats"]), "--out", str(out)]
+        app, ["frames", "build", str(tiny["test"]), "--stats", str(tiny["stats"]), "--out", str(out)]
     )
     assert res.exit_code == 0, res.output
     assert "S-clusters" in res.output and (out / "sclusters.parquet").is_file()

@@ -58,7 +58,7 @@ def test_eval_cli_lm_sweep(tiny: dict[str, Path], smollm2_dir: Path, tmp_path: P
     runner = CliRunner()
     frames = tmp_path / "frames"
     res = runner.invoke(
-        app, ["frames", "build", str(tiny["test"]), "--train-vocab", str(tiny["stats"]), "--out", str(frames)]
+        app, ["frames", "build", str(tiny["test"]), "--stats", str(tiny["stats"]), "--out", str(frames)]
     )
     assert res.exit_code == 0, res.output
     args = [
