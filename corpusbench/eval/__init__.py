@@ -1,12 +1,14 @@
 """The eval runner: score any HF model on minimal pairs with the metrics of the papers.
 
-- Scorers (STYLE §8): :class:`~corpusbench.eval.causal.CausalScorer`,
+- Scorers: :class:`~corpusbench.eval.causal.CausalScorer`,
   :class:`~corpusbench.eval.masked.MaskedPllScorer`, :class:`~corpusbench.eval.seq2seq.Seq2SeqScorer`;
-  each has ``score(texts, spans)``, ``sequence_logprob``, ``span_logprob`` and ``conventions()``.
+  each has ``score(texts, spans)``, ``sequence_logprob``, ``span_logprob`` and ``conventions()``;
+  :mod:`~corpusbench.eval.scorers` opens one for ``--model`` (other kinds, e.g. ``ngram:DIR``, by scheme).
 - CAC determiner choice: :func:`corpusbench.eval.cac.choose_determiners` on
   :class:`~corpusbench.eval.records.DeterminerSite` records.
 - Data, metrics, outputs: :mod:`~corpusbench.eval.data`, :mod:`~corpusbench.eval.metrics`,
-  :func:`corpusbench.eval.runner.run_eval` (``corpusbench eval``).
+  :func:`corpusbench.eval.runner.run_eval` (``corpusbench eval run``);
+  :mod:`~corpusbench.eval.compare` (``corpusbench compare``).
 
 Heavy imports (torch, transformers) happen in the submodules only.
 """

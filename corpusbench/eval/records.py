@@ -1,7 +1,7 @@
 """Records of the eval runner: minimal pairs in, scores out; CAC determiner sites.
 
-All are frozen, slotted, keyword-only dataclasses (STYLE §1). Character spans are
-``(start, end)`` offsets into the sentence they belong to, end exclusive.
+All are frozen, slotted, keyword-only dataclasses. Character spans are ``(start, end)`` offsets into
+the sentence they belong to, end exclusive.
 """
 
 from __future__ import annotations

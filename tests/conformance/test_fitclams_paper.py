@@ -5,7 +5,7 @@ z-scored log frequencies of the verb, the grammatical and the ungrammatical subj
 corpus the model was trained on; one fit per model and lexicon, never pooled. The released regression
 tables (``$FITCLAMS_REFERENCE_DIR/regression/<corpus>_<lang>_1.csv``: per pair ``delta_avg`` and the
 smoothed log counts) go through ``fitclams_benchmark`` as a release's FIT-CLAMS configs; the R² must be the
-reference notebook's (shared/reference/fitclams.md §4.6): EN CHILDES 0.325, EN Wiki 0.096, DE CHILDES
+notebook's released with the paper: EN CHILDES 0.325, EN Wiki 0.096, DE CHILDES
 0.273, DE Wiki 0.101, FR CHILDES 0.192. Pooling the two EN tables would give 0.136.
 
 Those cases need the released data and skip without it, except under ``CI=true`` (as the FIT-CLAMS

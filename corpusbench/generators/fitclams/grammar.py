@@ -1,6 +1,6 @@
 """Per-language noun-phrase grammar for the FIT-CLAMS templates (EN/FR/DE).
 
-Fixes relative to the reference generator (``shared/reference/fitclams.md`` §7.1):
+Fixes relative to the generator released with the FIT-CLAMS paper (Padovani et al. 2025):
 
 - German NPs are declined by case: accusative objects in subject relatives ("der den bauern mag"),
   dative after the positional prepositions with weak-noun endings ("dem bauern", "dem matrosen"),

@@ -1,8 +1,9 @@
 """The seven CLAMS paradigms as FIT-CLAMS templates: critical word fixed, its controller's number varied.
 
-Row and loop order follow the released reference data (``shared/reference/fitclams.md`` §3.7), so the
-reference's word lists reproduce its sentences. Every pair carries the character span of the critical
-word in both sentences, computed while the sentence is assembled (never by substring search).
+Row and loop order follow the pairs released with the FIT-CLAMS paper (Padovani et al. 2025), so the
+released word lists reproduce its sentences (``tests/generators/fitclams/test_fitclams_conformance.py``).
+Every pair carries the character span of the critical word in both sentences, computed while the
+sentence is assembled (never by substring search).
 """
 
 from __future__ import annotations
