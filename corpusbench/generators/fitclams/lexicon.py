@@ -408,6 +408,18 @@ def build_selections(
                     **_freq_and_bins(c.sg, c.pl, per_pos["verb"]),
                 )
             )
+        if sources["fallback"]:  # said on the console and in the manifest, not only per verb in words/
+            kept = s.manifest.get("parameters", {}).get("max_contexts")
+            hint = (
+                f"; these stats keep {kept} per form, `corpusbench stats --contexts-per-form 20` more"
+                if isinstance(kept, int) and kept < 20
+                else ""
+            )
+            corpus_notes.append(
+                f"corpus {name}: {sources['fallback']} of {len(lex_verbs)} verbs take a hand-written "
+                "long-VP filler (complement fallback: no complete phrase follows them in their corpus "
+                f"contexts{hint})"
+            )
         lexicon = Lexicon(
             language=lang,
             corpus=name,
