@@ -142,6 +142,8 @@ def train_ngrams(
             if progress and size // CHUNK_CHARS != (size - len(doc.text)) // CHUNK_CHARS:
                 progress(fp.n_documents, size)
             yield doc.text
+        if progress:  # the final count (the ticks above come only every CHUNK_CHARS), as stats counts it
+            progress(fp.n_documents, size)
 
     for sents in tag_in_chunks(tagger, texts(), CHUNK_CHARS):
         for sent in sents:
