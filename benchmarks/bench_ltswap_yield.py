@@ -1,0 +1,237 @@
+"""LT-Swap yield levers on the same words in one run: requests, generated tokens, sentences passing the
+checks and kept quadruplets per request, for the current writer and for each lever.
+
+``python -m benchmarks.bench_ltswap_yield [--stats out/demo/stats] [--model DIR] [--groups 5]
+[--pairs 5]``
+
+Words: the first ``--groups`` WordSwap (bin, tag) groups of the seeded draw with 2 words each (so that
+each group can pair), and ``--pairs`` InflectionSwap pairs (both forms). One vLLM CPU server answers.
+
+Variants (each counted as a run of its own would be: requests, generated tokens, judge requests):
+- ``base``: the current writer (``--writer-prompt`` default), one request per word form.
+- ``retry``: ``base``, then one more request for every sentence that failed the checks, telling the
+  writer what was wrong ("the sentence must contain the exact form 'mended'"); its reply replaces the
+  failed one when it passes.
+
+Both variants' drafts (WordSwap pairs and InflectionSwap pairs of checked sentences) are judged by
+the run's default filter rule; a draft in both is judged once but counted in each. Writes
+``benchmarks/results/bench_ltswap_yield.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from benchmarks.measure import RESULTS, ROOT, save_result
+
+OUT = RESULTS / "bench_ltswap_yield.json"
+DEFAULT_MODEL = ROOT / "models" / "qwen2.5-coder-1.5b-instruct"
+DEFAULT_STATS = ROOT / "out" / "demo" / "stats"
+HINTS = {  # what the retry tells the writer, by drop reason
+    "target_missing": "the sentence must contain the exact form '{w}' (not another form of it)",
+    "target_repeated": "the sentence must contain '{w}' exactly once",
+    "oov_word": "use only common, everyday words besides '{w}'",
+    "too_short": "the sentence must have at least 20 words",
+    "too_long": "the sentence must be shorter",
+    "wrong_pos": "'{w}' must be used as a {pos}",
+    "other_word_present": "do not use other forms of '{w}'",
+}
+
+
+def draw(stats_dir: Path, groups: int, pairs: int, seed: int):  # type: ignore[no-untyped-def]
+    from corpusbench.corpus.store import CorpusStats
+    from corpusbench.generators.ltswap.candidates import build_candidates
+    from corpusbench.generators.ltswap.lexicon import EnglishLexicon
+    from corpusbench.generators.ltswap.pipeline import LtswapParams, sample_items
+
+    stats = CorpusStats.load(stats_dir)
+    cands, _ = build_candidates(stats, EnglishLexicon())
+    params = LtswapParams(
+        max_per_bin={"wordswap": 2, "inflswap": 1}, subtasks=("wordswap", "inflswap"), seed=seed
+    )
+    words, infl, _ = sample_items(params, cands)
+    by_group: dict[tuple[int, str], list[Any]] = {}
+    for w in words:
+        by_group.setdefault((w.bin, w.tag), []).append(w)
+    full = [g for g in by_group.values() if len(g) == 2][:groups]
+    return [w for g in full for w in g], infl[:pairs], stats
+
+
+def retry_request(req, reply: str, reason: str, form: str, pos: str):  # type: ignore[no-untyped-def]
+    from dataclasses import replace
+
+    hint = HINTS.get(reason, "write one plain sentence that uses '{w}' exactly as given").format(
+        w=form, pos=pos
+    )
+    prompt = (
+        f"{req.prompt}\n\nYour previous answer was: {reply.strip()[:300]!r}. It was rejected: {hint}. "
+        "Write a new sentence."
+    )
+    return replace(req, id=f"retry:{req.id}", prompt=prompt)
+
+
+def outcomes_of(keys, results, pos_of, stats, checker):  # type: ignore[no-untyped-def]
+    from corpusbench.generators.ltswap.generation import apply_pos_check, word_outcome
+
+    return apply_pos_check(
+        {k: word_outcome(results[k], k[0], stats.vocabulary, "en") for k in keys}, pos_of, checker
+    )
+
+
+def drafts_of(words, infl, outcomes, raw):  # type: ignore[no-untyped-def]
+    from corpusbench.generators.ltswap.assembly import inflswap_drafts, wordswap_drafts
+    from corpusbench.generators.ltswap.funnel import Funnel
+
+    funnel, rejects = Funnel(), []
+    ws = wordswap_drafts(words, outcomes, raw, 1, 0, "en", funnel, rejects)
+    return ws + inflswap_drafts(infl, outcomes, raw, "en", funnel, rejects)
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--stats", type=Path, default=DEFAULT_STATS)
+    ap.add_argument("--model", default=str(DEFAULT_MODEL))
+    ap.add_argument("--groups", type=int, default=5)
+    ap.add_argument("--pairs", type=int, default=5)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--concurrency", type=int, default=16)
+    args = ap.parse_args(argv)
+    from benchmarks.bench_llm_backends import open_backend
+    from corpusbench.generators.ltswap.filtering import draft_item, pick_nonce
+    from corpusbench.generators.ltswap.generation import PosChecker, word_request
+    from corpusbench.generators.ltswap.judging import FilterRule, judge_items
+    from corpusbench.generators.ltswap.pipeline import word_slots
+    from corpusbench.generators.ltswap.prompting import DEFAULT_WRITER
+    from corpusbench.llm.cache import CachedLLM
+    from corpusbench.llm.hardware import default_dtype
+
+    words, infl, stats = draw(args.stats, args.groups, args.pairs, args.seed)
+    pos_of = word_slots(words, infl)
+    keys = sorted(pos_of)
+    checker = PosChecker("en")
+    log_dir = RESULTS / "bench_ltswap_yield-logs"
+    log_dir.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    backend, stop = open_backend("vllm-server", args.model, args.concurrency, 8, log_dir)
+    startup = time.perf_counter() - t0
+    try:
+        llm = CachedLLM(backend, None)
+        reqs = {k: word_request(k[0], k[1], 96, "en", DEFAULT_WRITER) for k in keys}
+        t0 = time.perf_counter()
+        first = dict(zip(keys, llm.generate(list(reqs.values())), strict=True))
+        base_s, base_tok = time.perf_counter() - t0, llm.report.tokens_out
+        base_out = outcomes_of(keys, first, pos_of, stats, checker)
+        failed = [k for k in keys if base_out[k].stage != "checked"]
+        retry_reqs = [
+            retry_request(reqs[k], first[k].text or "", base_out[k].reason, k[0], pos_of[k]) for k in failed
+        ]
+        t0 = time.perf_counter()
+        second = dict(zip(failed, llm.generate(retry_reqs), strict=True)) if failed else {}
+        retry_s, retry_tok = time.perf_counter() - t0, llm.report.tokens_out - base_tok
+        second_out = outcomes_of(failed, second, pos_of, stats, checker) if failed else {}
+        lever_out = {
+            k: second_out.get(k, base_out[k]) if base_out[k].stage != "checked" else base_out[k] for k in keys
+        }
+        lever_raw = {
+            k: second[k] if k in second and second_out[k].stage == "checked" else first[k] for k in keys
+        }
+        variants = {"base": (base_out, first, len(keys), base_tok, base_s)}
+        variants["retry"] = (
+            lever_out,
+            lever_raw,
+            len(keys) + len(failed),
+            base_tok + retry_tok,
+            base_s + retry_s,
+        )
+        rule, nonce = FilterRule(), pick_nonce("blick", stats.vocabulary)
+        judged: dict[str, Any] = {}
+        runs = []
+        for name, (outs, raw, writer_reqs, tokens, seconds) in variants.items():
+            drafts = drafts_of(words, infl, outs, raw)
+            items = [draft_item(d) for d in drafts]
+            todo = [it for it in items if it.id not in judged]
+            t0 = time.perf_counter()
+            if todo:
+                judged |= {it.id: v for it, v in zip(todo, judge_items(llm, todo, rule, nonce), strict=True)}
+            seconds += time.perf_counter() - t0
+            kept = Counter(d.subtask for d, it in zip(drafts, items, strict=True) if judged[it.id].keep)
+            checked = Counter(
+                "wordswap" if any(w.form == k[0] and w.tag == k[1] for w in words) else "inflswap"
+                for k in keys
+                if outs[k].stage == "checked"
+            )
+            per_sub = Counter(
+                "wordswap" if any(w.form == k[0] and w.tag == k[1] for w in words) else "inflswap"
+                for k in keys
+            )
+            requests = writer_reqs + 4 * len(drafts)
+            runs.append(
+                {
+                    "variant": name,
+                    "writer_requests": writer_reqs,
+                    "judge_requests": 4 * len(drafts),
+                    "requests": requests,
+                    "generated_tokens": tokens,
+                    "checked": dict(checked),
+                    "sentences": dict(per_sub),
+                    "drafts": len(drafts),
+                    "kept": dict(kept),
+                    "kept_per_request": round(sum(kept.values()) / requests, 4),
+                    "llm_s": round(seconds, 1),
+                    "drops": dict(Counter(o.reason for o in outs.values() if o.stage != "checked")),
+                }
+            )
+    finally:
+        backend.close()
+        stop()
+    result = {
+        "what": "LT-Swap yield levers on the same words (one vLLM server, one run)",
+        "model": args.model,
+        "dtype": default_dtype(),
+        "words": {"wordswap": len(words), "inflswap_pairs": len(infl), "forms": len(keys)},
+        "server_startup_s": round(startup, 1),
+        "machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "load": os.getloadavg()},
+        "runs": runs,
+    }
+    save_result(OUT, result)
+    table = Table(title=f"{len(keys)} word forms, {Path(args.model).name}, {result['dtype']}")
+    for c in (
+        "variant",
+        "requests",
+        "gen tok",
+        "checked ws",
+        "checked is",
+        "drafts",
+        "kept",
+        "kept/req",
+        "drops",
+    ):
+        table.add_column(c, justify="left" if c in ("variant", "drops") else "right")
+    for r in runs:
+        ck, n = r["checked"], r["sentences"]
+        table.add_row(
+            r["variant"],
+            f"{r['requests']} ({r['writer_requests']}+{r['judge_requests']})",
+            str(r["generated_tokens"]),
+            f"{ck.get('wordswap', 0)}/{n.get('wordswap', 0)}",
+            f"{ck.get('inflswap', 0)}/{n.get('inflswap', 0)}",
+            str(r["drafts"]),
+            str(sum(r["kept"].values())),
+            str(r["kept_per_request"]),
+            ", ".join(f"{k} {v}" for k, v in list(r["drops"].items())[:3]),
+        )
+    Console(width=200).print(table)
+    return result
+
+
+if __name__ == "__main__":
+    main()
