@@ -32,7 +32,7 @@ import torch
 
 from corpusbench.errors import ConfigError, InputError
 from corpusbench.eval.batching import Progress, budget_batches, gather_logprobs, pad_right
-from corpusbench.eval.causal import CausalScorer, common_prefix, encode_plain, overlapping
+from corpusbench.eval.causal import CausalScorer, common_prefix, encode_plain, overlapping, with_cache
 from corpusbench.eval.masked import MaskedPllScorer, make_copy
 from corpusbench.eval.records import DeterminerChoice, DeterminerSite
 from corpusbench.eval.seq2seq import Seq2SeqScorer
@@ -192,7 +192,7 @@ def _chain_scores(
     def forward(rows: Sequence[Sequence[int]], cache: Any) -> torch.Tensor:
         # right padding needs no mask: under the causal mask no real token sees a later pad
         ids, _ = pad_right(rows, scorer.pad_id)
-        out = base(input_ids=ids.to(dev), past_key_values=cache, use_cache=True)
+        out = base(input_ids=ids.to(dev), **with_cache(base, cache), use_cache=True)
         return out.last_hidden_state if split.ok else out.logits
 
     res: dict[int, list[float]] = {}

@@ -71,6 +71,21 @@ def overlapping(offsets: Sequence[tuple[int, int]], span: Span | None) -> list[i
     return [i for i, (a, b) in enumerate(offsets) if a < e and b > s and b > a]
 
 
+def with_cache(module: Any, cache: Any) -> dict[str, Any]:
+    """The KV cache keyword ``module.forward`` takes: ``cache`` (newer transformers, which warn on every
+    call given ``past_key_values``), else ``past_key_values`` (older ones, and models that keep it)."""
+    import inspect
+
+    params = inspect.signature(module.forward).parameters
+    return {"cache" if "cache" in params else "past_key_values": cache}
+
+
+def cache_of(out: Any) -> Any:
+    """The KV cache a forward returned, read by the name that does not warn (``cache`` when it exists)."""
+    cache = out.get("cache")
+    return cache if cache is not None else out.past_key_values
+
+
 def has_sliding_layers(model: Any) -> bool:
     """Whether the model has sliding-window attention layers (Gemma 3, Mistral ...), as its cache says."""
     from transformers import DynamicCache
@@ -194,7 +209,7 @@ class CausalScorer(SummedScores):
 
         # a full-length cache, also for sliding-window layers (whose own cache would drop the states the
         # suffixes after a long context still need to be masked correctly); the mask applies the window
-        out = base(input_ids=ids, attention_mask=mask, past_key_values=DynamicCache(), use_cache=True)
+        out = base(input_ids=ids, attention_mask=mask, **with_cache(base, DynamicCache()), use_cache=True)
         states = out.last_hidden_state if self.split.ok else out.logits
         head = self.split.head if self.split.ok else (lambda h: h)
         csum, cn = [0.0] * len(ctx), [0] * len(ctx)
@@ -214,7 +229,7 @@ class CausalScorer(SummedScores):
         totals = totals.double().cpu().numpy().copy()
         rest = [sufs[b][k][:-1] for b, k in rows]  # inputs that predict suffix tokens 1..
         if max(map(len, rest)) > 0:
-            cache = out.past_key_values
+            cache = cache_of(out)
             cache.reorder_cache(which)
             rin, rmask = pad_right([r or [self.pad_id] for r in rest], self.pad_id)
             rmask[[r for r, seq in enumerate(rest) if not seq], 0] = 0
@@ -224,7 +239,7 @@ class CausalScorer(SummedScores):
                 input_ids=rin,
                 attention_mask=torch.cat([mask[which], rmask], dim=1),
                 position_ids=pos,
-                past_key_values=cache,
+                **with_cache(base, cache),
                 use_cache=True,
             )
             sr = [r for r, seq in enumerate(rest) for _ in seq]
