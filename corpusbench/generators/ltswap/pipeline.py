@@ -355,7 +355,7 @@ def _fill_cells(
 
     def record(a: Attempt) -> None:
         kept = a.kept_per_cell()
-        short = sum(1 for c in kept_cells(counts) if kept[c] < params.per_cell)  # type: ignore[operator]
+        short = sum(1 for c in all_cells(counts) if kept[c] < params.per_cell)  # type: ignore[operator]
         rounds.append(
             {
                 "round": len(rounds) + 1,
@@ -367,7 +367,7 @@ def _fill_cells(
         )
         log.info("ltswap round %d: %s", len(rounds), rounds[-1])
 
-    def kept_cells(c: Mapping[cellmod.Group, int]) -> set[cellmod.Cell]:
+    def all_cells(c: Mapping[cellmod.Group, int]) -> set[cellmod.Cell]:
         return {cell for (s, g) in c for cell in cellmod.cells_of(s, g, params.rules)}
 
     record(attempt)

@@ -107,9 +107,11 @@ def estimate(params: Any, drawn: Mapping[str, int], timing: Timing) -> list[Subt
 
 
 def time_backend(backend: Any, params: Any, words: Sequence[Any], nonce: str) -> Timing:
-    """Send ``TIMED`` writer and ``TIMED`` judge requests straight to ``backend`` (uncached)."""
+    """Send ``TIMED`` writer and ``TIMED`` judge requests straight to ``backend`` (uncached), after one
+    untimed request of each kind (a fresh server's first requests pay its warm-up)."""
     forms = [(w.form, w.tag) for w in words[:TIMED]] or [("word", "NN")] * TIMED
     reqs = [word_request(f, t, params.max_tokens, params.lang, params.writer_prompt) for f, t in forms]
+    backend.generate(reqs[:1])  # warm-up, untimed
     t0 = time.perf_counter()
     gens = backend.generate(reqs)
     writer_s = time.perf_counter() - t0
@@ -134,6 +136,7 @@ def time_backend(backend: Any, params: Any, words: Sequence[Any], nonce: str) ->
         lang=params.lang,
     )
     judge_reqs = FilterRule(params.filter_rule, params.filter_threshold).requests(item, nonce)[:TIMED]
+    backend.choose(judge_reqs[:1])  # warm-up, untimed
     t0 = time.perf_counter()
     choices = backend.choose(judge_reqs)
     judge_s = time.perf_counter() - t0

@@ -38,7 +38,7 @@ def test_plan_times_a_few_calls_and_writes_no_run(fake, slice_stats, tmp_path):
     assert r.exit_code == 0, r.output
     assert "LT-Swap plan (--per-cell 10" in r.output and "wordswap" in r.output
     assert "timed 4 writer calls" in r.output and "2 generated tokens each" in r.output  # the fake's usage
-    assert fake.requests == 8  # 4 writer + 4 judge requests, nothing else
+    assert fake.requests == 10  # 1 + 4 writer and 1 + 4 judge requests (one of each untimed), no more
     assert sorted(p.name for p in out.iterdir()) == ["llm-cache.sqlite"]
     _, writer, judge, tokens, kept = _total(r.output)
     assert writer > 0 and judge > 0 and kept > 0 and tokens >= 2 * writer  # agreement: two sentences
