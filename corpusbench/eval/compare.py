@@ -58,6 +58,15 @@ class Table:
             lines.append("| " + " | ".join([r["model"], *cells]) + " |")
         return "\n".join(lines) + "\n"
 
+    def only(self, columns: Sequence[str]) -> Table:
+        """The same rows with ``columns`` only (in this table's order)."""
+        keep = [c for c in self.columns if c in columns]
+        return Table(
+            columns=keep,
+            rows=[{"model": r["model"], **{c: r[c] for c in keep if c in r}} for r in self.rows],
+            notes=self.notes,
+        )
+
     def csv(self) -> str:
         buf = io.StringIO()
         w = csv.writer(buf)
@@ -139,6 +148,16 @@ def comparison_table(runs: Sequence[Run]) -> Table:
                 put(row, f"{c} (ties ½)", (m["n_correct"] + 0.5 * m["n_ties"]) / m["n"])
         rows.append(row)
     return Table(columns=cols, rows=rows, notes=_notes(runs))
+
+
+HEADLINE_MAX = 8  # columns of the headline when the runs have no benchmark score (only pair configs)
+
+
+def headline_columns(table: Table) -> list[str]:
+    """One column per benchmark score (LT-Swap, FIT-CLAMS per lexicon, CAC, their tie-as-half scores);
+    runs with none get their first ``HEADLINE_MAX`` columns (pair configs)."""
+    bench = [c for c in table.columns if c.split(" (")[0] in ("LT-Swap", "CAC") or c.startswith("FIT-CLAMS")]
+    return bench or table.columns[:HEADLINE_MAX]
 
 
 def _in_benchmark(config: str, bench: Mapping[str, Any]) -> bool:
@@ -224,22 +243,33 @@ def _cac_window(run: Run) -> str | None:
 def write_comparison(
     dirs: Sequence[str | Path], out: Path, *, n_boot: int = 2000, seed: int = 0
 ) -> list[str]:
-    """Write ``compare.md``, ``compare.csv`` and the figures into ``out`` (atomically); return file names."""
+    """Write ``compare.md`` (a headline table: one row per model, its benchmark scores), ``compare-full.md``
+    and ``compare.csv`` (every column), and the figures into ``out`` (atomically); return file names."""
     from corpusbench.eval import compare_plots
 
     runs = load_runs(dirs)
     table = comparison_table(runs)
+    head = table.only(headline_columns(table))
+    title = [
+        "# corpusbench compare",
+        "",
+        f"{len(runs)} run(s): " + ", ".join(f"`{r.path}`" for r in runs),
+        "",
+    ]
+    notes = ["", *[f"- {n}" if not n.startswith("  ") else f"  - {n.strip()}" for n in table.notes], ""]
+    rest = len(table.columns) - len(head.columns)
     with atomic_dir(out) as tmp:
-        md = [
-            "# corpusbench compare",
-            "",
-            f"{len(runs)} run(s): " + ", ".join(f"`{r.path}`" for r in runs),
-            "",
-        ]
-        md += ["Scores with 95% intervals [low, high] (method under the table).", "", table.markdown()]
-        md += ["", *[f"- {n}" if not n.startswith("  ") else f"  - {n.strip()}" for n in table.notes], ""]
+        md = [*title, "Scores with 95% intervals [low, high] (method under the table).", "", head.markdown()]
+        if rest:
+            md += [
+                f"All {len(table.columns)} columns ({rest} more: subtasks, bins, paradigms, configs): "
+                "[compare-full.md](compare-full.md), compare.csv."
+            ]
+        md += notes
         figures = compare_plots.plot_all(runs, tmp, n_boot=n_boot, seed=seed)
         md += [f"![{f}]({f})" for f in figures]
         (tmp / "compare.md").write_text("\n".join(md) + "\n", encoding="utf-8")
+        full = [*title, "Every column, 95% intervals [low, high].", "", table.markdown(), *notes]
+        (tmp / "compare-full.md").write_text("\n".join(full) + "\n", encoding="utf-8")
         (tmp / "compare.csv").write_text(table.csv(), encoding="utf-8")
-    return ["compare.md", "compare.csv", *figures]
+    return ["compare.md", "compare-full.md", "compare.csv", *figures]
