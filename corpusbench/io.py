@@ -119,6 +119,23 @@ def write_json(path: str | os.PathLike[str], obj: Any) -> None:
         fh.write("\n")
 
 
+def read_utf8(
+    path: str | os.PathLike[str], *, hint: str, error: type[CorpusbenchError] = InputError
+) -> str:
+    """A UTF-8 text file (a BOM is dropped); unreadable or not UTF-8: one ``error`` naming the file,
+    the line of the first bad byte and ``hint`` (what the file should be)."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as e:
+        raise error(f"{path}: cannot read ({e.strerror or e})") from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line = data[: e.start].count(b"\n") + 1
+        bad = f"byte 0x{data[e.start]:02x} at offset {e.start}"
+        raise error(f"{path}:{line}: not UTF-8 text ({bad}); {hint}") from None
+
+
 def read_json(path: str | os.PathLike[str]) -> Any:
     """Parse a JSON file; a corrupt or non-UTF-8 file is one ``InputError`` naming it."""
     try:

@@ -26,6 +26,7 @@ from pathlib import Path
 from corpusbench.corpus.lines import MAX_LINE_BYTES
 from corpusbench.corpus.records import Utterance
 from corpusbench.errors import InputError
+from corpusbench.io import read_utf8
 
 CHILD, CARETAKER, OTHER = "child", "caretaker", "other"
 
@@ -248,15 +249,7 @@ def read_chat_text(
 
 
 def _decode(path: Path) -> str:
-    try:
-        data = path.read_bytes()
-    except OSError as e:
-        raise InputError(f"{path}: cannot read ({e.strerror})") from None
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        line = data[: e.start].count(b"\n") + 1
-        raise InputError(f"{path}:{line}: not UTF-8 (byte offset {e.start}); CHAT files are UTF-8") from None
+    return read_utf8(path, hint="CHAT files are UTF-8")
 
 
 def chat_inputs(paths: Sequence[str | Path]) -> list[tuple[str, Path]]:

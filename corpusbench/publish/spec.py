@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from corpusbench.errors import ConfigError
-from corpusbench.io import load_yaml
+from corpusbench.io import load_yaml, read_utf8
 
 SEMVER = re.compile(
     r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)"
@@ -129,19 +129,9 @@ class ReleaseSpec:
         path = Path(path)
         if not path.is_file():
             raise ConfigError(f"{path}: release spec not found")
-        try:
-            data = path.read_bytes()
-        except OSError as e:
-            raise ConfigError(f"{path}: cannot read the release spec ({e.strerror or e})") from None
-        if b"\x00" in data[:8192]:
+        if _is_binary(path):
             raise ConfigError(f"{path}: a binary file (NUL bytes), not a YAML release spec")
-        try:
-            text = data.decode("utf-8-sig")
-        except UnicodeDecodeError as e:
-            line = data[: e.start].count(b"\n") + 1
-            raise ConfigError(
-                f"{path}:{line}: not UTF-8 text (byte offset {e.start}); a release spec is a YAML file"
-            ) from None
+        text = read_utf8(path, hint="a release spec is a YAML file", error=ConfigError)
         raw = load_yaml(text, str(path), error=ConfigError)
         return cls.from_dict(raw, source=path, overrides=overrides)
 
@@ -330,3 +320,12 @@ def _to_plain(obj: Any) -> Any:
     if isinstance(obj, Path):
         return str(obj)
     return obj
+
+
+def _is_binary(path: Path) -> bool:
+    """NUL bytes in the first 8 KiB (an unreadable file is left to ``read_utf8`` to report)."""
+    try:
+        with path.open("rb") as fh:
+            return b"\x00" in fh.read(8192)
+    except OSError:
+        return False

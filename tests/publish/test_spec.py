@@ -166,7 +166,7 @@ def test_small_aliases_still_work(tmp_path: Path) -> None:
     ("data", "message"),
     [
         (b"\x00\x01\x02binary\xff" * 40, r"spec\.yaml: a binary file \(NUL bytes\), not a YAML release spec"),
-        (b"name: caf\xe9\n", r"spec\.yaml:1: not UTF-8 text \(byte offset 9\)"),
+        (b"name: caf\xe9\n", r"spec\.yaml:1: not UTF-8 text \(byte 0xe9 at offset 9\)"),
     ],
 )
 def test_a_binary_spec_is_one_line(tmp_path: Path, data: bytes, message: str) -> None:

@@ -17,6 +17,7 @@ from typing import Any
 
 from corpusbench.errors import InputError
 from corpusbench.generators.ltswap.judging import JudgeItem, Judgement
+from corpusbench.io import read_utf8
 
 CALIBRATION_SET = Path(__file__).with_name("data") / "judge_calibration.jsonl"
 
@@ -31,14 +32,7 @@ def read_items(path: str | Path, *, labelled: bool = False) -> tuple[list[JudgeI
     items: list[JudgeItem] = []
     labels: list[bool] = []
     seen: set[str] = set()
-    data = path.read_bytes()
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        line = data[: e.start].count(b"\n") + 1
-        raise InputError(
-            f"{path}:{line}: not UTF-8 text (byte 0x{data[e.start]:02x}); save the items as UTF-8 JSON lines"
-        ) from None
+    text = read_utf8(path, hint="save the items as UTF-8 JSON lines")
     for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue

@@ -99,7 +99,7 @@ def test_judge_input_errors_are_one_line(items, tmp_path):
     r = invoke("ltswap", "judge", bad, "--out", tmp_path / "v.jsonl", "--llm-backend", "scripted")
     assert r.exit_code == 2
     [line] = error_lines(r.output)
-    assert f"{bad}:4: not UTF-8 text (byte 0xe9)" in line
+    assert f"{bad}:4: not UTF-8 text (byte 0xe9 at offset" in line
     r = invoke("ltswap", "judge", items, "--out", tmp_path / "v.jsonl", "--max-llm-failures", "lots")
     assert r.exit_code == 2 and "--max-llm-failures 'lots'" in r.output
 
