@@ -512,6 +512,21 @@ def run_cac_release_config(
     scorer: Any = None,
     model_provenance: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
+    """The results of :func:`score_cac_release_config` alone."""
+    return score_cac_release_config(
+        spec, table, config_entry, progress=progress, scorer=scorer, model_provenance=model_provenance
+    )[0]
+
+
+def score_cac_release_config(
+    spec: EvalSpec,
+    table: Any,
+    config_entry: Any,
+    *,
+    progress: ProgressFactory | None = None,
+    scorer: Any = None,
+    model_provenance: dict[str, Any] | None = None,
+) -> tuple[dict[str, Any], CacScored]:
     """Score one release config of task ``cac`` (``table``: its rows; ``config_entry``: its manifest
     entry, a mapping or an object with ``name``/``parameters``). Returns a JSON-able dict: ``score``
     (MLE agreement with the children, mean over child dyads, as Table D1; the caretakers' and the
@@ -559,7 +574,7 @@ def run_cac_release_config(
     )
     frame = scored.frame
     prob_cols = [c for c in frame.columns if c.startswith("p_")]
-    return {
+    results = {
         **scored.results,
         "model_stats": [s.as_row() for s in scored.stats],
         "human_stats": [s.as_row() for s in human],
@@ -568,3 +583,4 @@ def run_cac_release_config(
             for r in frame[["site_id", *prob_cols]].to_dict("records")
         ],
     }
+    return results, scored

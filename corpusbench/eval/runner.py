@@ -300,8 +300,10 @@ def _run_cac_configs(
     scorer: Any,
     model_provenance: dict[str, Any],
     progress: ProgressFactory | None,
+    figures: dict[str, Any],
 ) -> dict[str, dict[str, Any]]:
-    """CAC configs through :func:`corpusbench.eval.cac_run.run_cac_release_config`, with the open scorer."""
+    """CAC configs through :func:`corpusbench.eval.cac_run.score_cac_release_config`, with the open scorer;
+    each config's scored model goes into ``figures`` (its per-dyad figure is drawn with the results)."""
     from corpusbench.eval import cac_run
 
     manifest = release.root / "provenance.json" if release.root is not None else None
@@ -309,7 +311,7 @@ def _run_cac_configs(
     out = {}
     for e in entries:
         table = cac_run.release_config_table(release, e.name)  # build folder, or the Hub at its revision
-        res = cac_run.run_cac_release_config(
+        res, scored = cac_run.score_cac_release_config(
             spec,
             table,
             full.get(e.name, {"name": e.name}),
@@ -318,6 +320,7 @@ def _run_cac_configs(
             model_provenance=model_provenance,
         )
         out[e.name] = {k: v for k, v in res.items() if k != "sites"}  # per-site probabilities: too big here
+        figures[e.name] = scored
     return out
 
 
@@ -411,8 +414,9 @@ def run_eval(spec: EvalSpec, progress: ProgressFactory | None = None) -> EvalRep
     scores = score_pairs(scorer, pairs, scoring=spec.scoring, progress=progress)
     t_score = time.perf_counter() - t1
     conventions = scorer.conventions()
+    cac_scored: dict[str, Any] = {}
     cac = (
-        _run_cac_configs(spec, release, cac_entries, scorer, model_provenance, progress)
+        _run_cac_configs(spec, release, cac_entries, scorer, model_provenance, progress, cac_scored)
         if release is not None and cac_entries
         else {}
     )
@@ -456,6 +460,10 @@ def run_eval(spec: EvalSpec, progress: ProgressFactory | None = None) -> EvalRep
         from corpusbench.eval.plots import plot_results
 
         plot_results(results, folder)
+        for name, scored in cac_scored.items():  # the CAC paper's figure: model vs humans per dyad
+            stem = Path(cac_run.DYAD_FIGURE)
+            figure = stem.name if len(cac_scored) == 1 else f"{stem.stem}_{name}{stem.suffix}"
+            cac_run.write_dyad_figure(scored, folder / figure)
 
     report = write_eval_folder(
         spec,

@@ -166,3 +166,22 @@ def test_ngram_baseline_lists_cac_as_skipped(doc_release: Path, tmp_path: Path) 
     results = json.loads((out / "results.json").read_text())
     assert "n-gram" in results["skipped"]["cac-the-a"] and "cac" not in results["benchmarks"]
     assert results["n_pairs"] > 0 and results["configs"]
+
+
+@pytest.mark.slow
+def test_release_eval_draws_the_cac_dyad_figure(doc_release: Path, tmp_path: Path) -> None:
+    """`eval run` on a release draws the CAC paper's per-dyad figure (model vs humans), as on a CAC folder."""
+    from corpusbench.eval.runner import EvalSpec, run_eval
+
+    out = tmp_path / "ev"
+    spec = EvalSpec(
+        dataset=str(doc_release),
+        model=str(SMOL),
+        out=out,
+        limit=1,
+        context_utterances=4,
+        configs=("cac-the-a",),
+    )
+    run_eval(spec)
+    assert (out / "cac_dyads.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert json.loads((out / "results.json").read_text())["benchmarks"]["cac"]["score"] is not None
