@@ -37,6 +37,7 @@ def test_ltswap_funnel_fits_80_columns(monkeypatch: pytest.MonkeyPatch) -> None:
         funnel=funnel,
         quadruplets={sub: [object()] * 6 if sub == "wordswap" else [] for sub in SUBTASKS},
         manifest={"llm_report": {"calls": 231}, "seconds": 64},
+        cells=None,  # a run without --per-cell
     )
     cli._print(result)
     table = buf.getvalue().split("wordswap:")[0]  # the reason lines after it are soft-wrapped on purpose

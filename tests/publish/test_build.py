@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pyarrow as pa
 import pytest
-from conftest import CORPUS, PAIRS, write_spec
+from conftest import CORPUS, PAIRS, run_cli, write_spec
 
 from corpusbench.errors import ConfigError, InputError
 from corpusbench.provenance import file_sha256
@@ -317,8 +317,6 @@ def test_out_that_is_a_file_is_one_error_before_any_work(tmp_path: Path, where: 
 def test_cli_spec_error_before_any_work(tmp_path: Path) -> None:
     """`release build` with a bad ltswap key after a fitclams generator: one line, exit 2, and no
     folder created (the spec is checked whole before FIT-CLAMS would run)."""
-    from conftest import run_cli
-
     gens = [
         {"name": "fitclams", "corpus": "genesis"},
         {"name": "ltswap", "corpus": "genesis", "params": {"threshold": 0.1}},
