@@ -150,3 +150,32 @@ def test_python_blocks_run(tmp_path: Path) -> None:
         assert res.returncode == 0, f"{page} block {i}:\n{res.stdout}\n{res.stderr[-3000:]}"
     results = tmp_path / "out" / "api" / "eval" / "results.json"
     assert results.is_file() and "accuracy" in res.stdout
+
+
+@pytest.mark.slow
+def test_tutorial_runs(tmp_path: Path) -> None:
+    """docs/tutorial.md as a user runs it: every ```bash tutorial block, in order, in an empty folder with
+    links to data/ and models/, `corpusbench` and `python` from this venv first on PATH."""
+    page = ROOT / "docs" / "tutorial.md"
+    blocks = [
+        b for lang, info, b in FENCE.findall(page.read_text(encoding="utf-8")) if "tutorial" in info.split()
+    ]
+    assert len(blocks) >= 6, "docs/tutorial.md: expected the 6 steps as ```bash tutorial blocks"
+    for name in ("data", "models"):
+        (tmp_path / name).symlink_to(ROOT / name)
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    said = []
+    for i, body in enumerate(blocks):
+        res = subprocess.run(
+            ["bash", "-euo", "pipefail", "-c", body],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
+        assert res.returncode == 0, f"tutorial block {i}:\n{body}\n{res.stdout[-2000:]}\n{res.stderr[-3000:]}"
+        said.append(res.stdout + res.stderr)
+    assert "LT-Swap funnel" in said[2] and "fitclams-mine-simple_agrmt" in said[3]
+    assert "num_rows: 200" in said[-1]  # simple_agrmt: 10 nouns x 10 verbs x 2 numbers
+    assert (tmp_path / "out" / "my" / "compare" / "compare-full.md").is_file()
