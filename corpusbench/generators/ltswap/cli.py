@@ -52,7 +52,9 @@ BASE_URL = typer.Option(None, "--base-url", help="Server URL for vllm-server/ope
 FILTER_RULE = typer.Option(
     None, "--filter-rule", help="strict (paper: all 4 answers right), debiased or pointwise (default)."
 )
-THRESHOLD = typer.Option(None, "--threshold", help="Margin threshold of debiased/pointwise (default 0).")
+THRESHOLD = typer.Option(
+    None, "--threshold", help="Margin threshold (default: 0.1 for pointwise, 0 for debiased and strict)."
+)
 LLM_TIMEOUT = typer.Option(
     DEFAULT_TIMEOUT,
     "--llm-timeout",
