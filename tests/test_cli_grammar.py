@@ -116,3 +116,10 @@ def test_audit_help_names_the_real_models_folder() -> None:
     res = _run("audit", "--help")
     assert res.exit_code == 0
     assert "releases/build/.baselines" in _flat(res.output)
+
+
+def test_every_llm_command_spells_the_backend_and_model_the_same() -> None:
+    """`--llm-backend`/`--llm-model` in every command that talks to an LLM (older spellings may stay)."""
+    for cmd in (("ltswap", "build"), ("ltswap", "judge"), ("ltswap", "judge-check"), ("fitclams", "build")):
+        help_text = _flat(_run(*cmd, "--help").output)
+        assert "--llm-backend" in help_text and "--llm-model" in help_text, cmd

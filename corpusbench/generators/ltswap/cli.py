@@ -41,8 +41,9 @@ ltswap_app = typer.Typer(
 )
 
 LLM_BACKEND = typer.Option(DEFAULT_BACKEND, "--llm-backend", help=BACKEND_HELP)
-MODEL = typer.Option(
+MODEL = typer.Option(  # --llm-model: the spelling of every generator; --model/-m kept
     None,
+    "--llm-model",
     "--model",
     "-m",
     help="Model folder / hub id, or the served name (default: Qwen2.5-Coder-1.5B-Instruct from "
