@@ -12,7 +12,7 @@ vs the humans). Outputs, written atomically like the minimal-pair path: ``result
 
 A release config of task ``cac`` (the ``cac`` release adapter: one row per site, context stored once
 per session, see :mod:`corpusbench.generators.cac.table`) goes through
-:func:`run_cac_release_config`, which shares :func:`score_cac` with the folder path: the same sites
+:func:`score_cac_release_config`, which shares :func:`score_cac` with the folder path: the same sites
 give the same prompts and the same numbers.
 """
 
@@ -322,7 +322,7 @@ def score_cac(
     """Score ``spec.model`` at every child/caretaker site and compute the model-side CAC metrics.
 
     Shared by the CAC-folder path (:func:`run_cac_eval`) and the release path
-    (:func:`run_cac_release_config`); ``lines`` are each session's context lines, ``human`` the
+    (:func:`score_cac_release_config`); ``lines`` are each session's context lines, ``human`` the
     human statistics the model is tested against, ``dataset`` the provenance of the data,
     ``dyad_unit`` the unit of analysis the CAC build recorded (else described from the sites).
     """
@@ -501,21 +501,6 @@ def release_config_table(release: Any, config: str) -> Any:
         if not files:
             raise InputError(f"{release.source}@{release.revision}: no parquet files under data/{config}/")
     return pd.concat([pd.read_parquet(f) for f in files], ignore_index=True)
-
-
-def run_cac_release_config(
-    spec: EvalSpec,
-    table: Any,
-    config_entry: Any,
-    *,
-    progress: ProgressFactory | None = None,
-    scorer: Any = None,
-    model_provenance: dict[str, Any] | None = None,
-) -> dict[str, Any]:
-    """The results of :func:`score_cac_release_config` alone."""
-    return score_cac_release_config(
-        spec, table, config_entry, progress=progress, scorer=scorer, model_provenance=model_provenance
-    )[0]
 
 
 def score_cac_release_config(

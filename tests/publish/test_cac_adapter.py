@@ -89,7 +89,7 @@ def test_lm_eval_task_prompts_match_corpusbench(doc_release: Path) -> None:
 @pytest.mark.slow
 def test_release_scores_equal_the_folder_scores(doc_release: Path) -> None:
     """Same sites, same model: the release path and the CAC-folder path give identical numbers."""
-    from corpusbench.eval.cac_run import alternation_of, run_cac_release_config, score_cac
+    from corpusbench.eval.cac_run import alternation_of, score_cac, score_cac_release_config
     from corpusbench.eval.runner import EvalSpec, open_scorer
     from corpusbench.generators.cac.io import read_stats
     from corpusbench.generators.cac.table import session_lines
@@ -112,7 +112,7 @@ def test_release_scores_equal_the_folder_scores(doc_release: Path) -> None:
     )
     entry, table = _config(doc_release)
     for how in (entry, {"name": "cac-the-a"}):  # full manifest entry, or only the table's columns
-        got = run_cac_release_config(spec, table, how, scorer=scorer, model_provenance=prov)
+        got, _ = score_cac_release_config(spec, table, how, scorer=scorer, model_provenance=prov)
         assert got["score"] == local.results["accuracy"] and got["n_sites"] == local.results["n_sites"] == 4
         norm = json.loads(json.dumps(local.results["configs"]).replace("NaN", "null"))
         assert json.loads(json.dumps(got["configs"]).replace("NaN", "null")) == norm
@@ -125,7 +125,7 @@ def test_release_scores_equal_the_folder_scores(doc_release: Path) -> None:
 
 def test_hub_copy_at_its_tag_gives_the_same_rows(doc_release: Path, hub_env: dict[str, str]) -> None:
     """The eval runner reads a CAC config from the Hub at the release tag: the same rows as the folder,
-    so the same numbers (release_config_table feeds run_cac_release_config in both cases)."""
+    so the same numbers (release_config_table feeds score_cac_release_config in both cases)."""
     pushed = run_cli("release", "push", str(doc_release), "--repo-id", "tester/cac-doc", env=hub_env)
     assert pushed.returncode == 0, pushed.stderr
     code = (
