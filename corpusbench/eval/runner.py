@@ -334,7 +334,8 @@ def _role_means(rows: Sequence[dict[str, Any]], key: str) -> dict[str, float]:
 
 
 def cac_benchmark(per_config: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
-    """``score`` = mean of the CAC configs' MLE accuracies; ``summary``: model vs human overlap and TPR per
+    """``score`` = mean of the CAC configs' MLE agreement with the children (the caretakers' and the pooled
+    agreement beside it); ``summary``: model vs human overlap and TPR per
     role (means over configs) for the comparison table; each config's full result under ``configs``."""
     if not per_config:
         return None
@@ -348,8 +349,14 @@ def cac_benchmark(per_config: dict[str, dict[str, Any]]) -> dict[str, Any] | Non
         for key, name in (("overlap", "overlap"), ("tpr", "TPR")):
             for role, v in _role_means(r.get("human_stats") or [], key).items():
                 flat.setdefault(f"{role} human {name}", []).append(v)
+    def mean_of(key: str) -> float | None:
+        got = [r[key] for r in per_config.values() if isinstance(r.get(key), int | float)]
+        return float(np.mean(got)) if got else None
+
     return {
-        "score": float(np.mean(scores)) if scores else None,
+        "score": float(np.mean(scores)) if scores else None,  # agreement with the children (Table D1)
+        "accuracy_caretaker": mean_of("accuracy_caretaker"),
+        "accuracy_pooled": mean_of("accuracy_pooled"),
         "summary": {k: float(np.mean(v)) for k, v in sorted(flat.items())},
         "configs": per_config,
     }

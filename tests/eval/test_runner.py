@@ -159,3 +159,16 @@ def test_figures_follow_the_benchmarks(tmp_path):
     assert (value, n, half) == (pytest.approx(0.5), 4, pytest.approx((0.75 + 0.5) / 2))
     assert ci[1] - ci[0] > 0.3
     assert n < MIN_N  # drawn hollow
+
+
+def test_cac_benchmark_headline_is_the_childrens_agreement_with_the_others_beside() -> None:
+    from corpusbench.eval.runner import cac_benchmark
+
+    per = {
+        "a": {"score": 0.6, "accuracy_caretaker": 0.9, "accuracy_pooled": 0.7, "configs": {}},
+        "b": {"score": 0.8, "accuracy_caretaker": 0.7, "accuracy_pooled": 0.75, "configs": {}},
+    }
+    got = cac_benchmark(per)
+    assert got is not None
+    assert got["score"] == pytest.approx(0.7) and got["accuracy_caretaker"] == pytest.approx(0.8)
+    assert got["accuracy_pooled"] == pytest.approx(0.725)
