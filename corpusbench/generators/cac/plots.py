@@ -90,6 +90,22 @@ def plot_tpr(
     plt.close(fig)
 
 
+def _dot(
+    ax: Any, x: float, y: float, *, marker: str, size: int, colour: str, hollow: bool, zorder: int
+) -> None:
+    """One point of the dyad panel: filled, or hollow when it rests on too few cases."""
+    ax.scatter(
+        x,
+        y,
+        marker=marker,
+        s=size,
+        zorder=zorder,
+        clip_on=False,
+        edgecolors=colour,
+        facecolors="white" if hollow else colour,
+    )
+
+
 MIN_TPR_CASES = 10  # a dyad's TPR from fewer cases is drawn hollow
 
 
@@ -151,27 +167,9 @@ def plot_dyads(
                 hollow_h = attr == "tpr" and h is not None and h.n_tpr < min_cases
                 sparse |= hollow_m or hollow_h
                 if not math.isnan(hv):
-                    ax.scatter(
-                        hv,
-                        y,
-                        marker="o",
-                        s=28,
-                        zorder=2,
-                        clip_on=False,
-                        edgecolors="black",
-                        facecolors="white" if hollow_h else "black",
-                    )
+                    _dot(ax, hv, y, marker="o", size=28, colour="black", hollow=hollow_h, zorder=2)
                 if not math.isnan(mv):
-                    ax.scatter(
-                        mv,
-                        y,
-                        marker="^",
-                        s=32,
-                        zorder=3,
-                        clip_on=False,
-                        edgecolors="tab:blue",
-                        facecolors="white" if hollow_m else "tab:blue",
-                    )
+                    _dot(ax, mv, y, marker="^", size=32, colour="tab:blue", hollow=hollow_m, zorder=3)
             if attr == "bias":
                 ax.axvline(bias_level, ls="--", color="grey", lw=1)
                 ax.axvline(DEGENERATE_BIAS, ls=":", color="firebrick", lw=1)
