@@ -18,6 +18,8 @@ from typing import Any
 
 import typer
 
+from corpusbench.families import families, load, number
+
 # The demo's outputs in the order `make demo` makes them (mk/*.mk); anything else found under the
 # scanned folders is listed after them.
 DEMO_OUTPUTS: tuple[tuple[str, str], ...] = (
@@ -57,10 +59,6 @@ def _read(path: Path) -> dict[str, Any] | None:
     return doc if isinstance(doc, dict) else None
 
 
-def _n(x: Any) -> str:
-    return f"{x:,}" if isinstance(x, int) else str(x)
-
-
 def _acc(x: Any) -> str:
     return f"{x:.3f}" if isinstance(x, int | float) and not math.isnan(x) else "–"
 
@@ -68,50 +66,8 @@ def _acc(x: Any) -> str:
 def _stats(m: dict[str, Any], _: Path) -> tuple[str, str]:
     t = m.get("totals", {})
     tagger = (m.get("tagger") or {}).get("name", "")
-    key = f"{_n(t.get('tokens', '?'))} tokens, {_n(t.get('types', '?'))} types"
+    key = f"{number(t.get('tokens', '?'))} tokens, {number(t.get('types', '?'))} types"
     return "counts/forms/contexts.parquet", key + (f", tagger {tagger}" if tagger else "")
-
-
-def _cac(m: dict[str, Any], _: Path) -> tuple[str, str]:
-    tests = [t for t in m.get("tests", []) if t.get("passed") is not None]
-    passed = sum(1 for t in tests if t["passed"])
-    key = f"{_n(m.get('n_sites', '?'))} determiner sites in {_n(m.get('n_utterances', '?'))} utterances"
-    if tests:
-        key += f"; {passed}/{len(tests)} across-dyad tests pass (p > alpha)"
-    return "sites.parquet, human_stats.csv, overlap.png, tpr.png", key
-
-
-def _fitclams(m: dict[str, Any], _: Path) -> tuple[str, str]:
-    counts: dict[str, dict[str, int]] = m.get("pair_counts", {})
-    parts = [f"{c} {_n(sum(p.values()))}" for c, p in counts.items()]
-    n_paradigms = max((len(p) for p in counts.values()), default=0)
-    key = f"{m.get('language', '?')}: {' + '.join(parts)} pairs, {n_paradigms} paradigms"
-    return "pairs/CORPUS/PARADIGM.parquet, words/", key
-
-
-def _ltswap(m: dict[str, Any], _: Path) -> tuple[str, str]:
-    counts = m.get("counts", {})
-    llm = m.get("llm") or {}
-    model = llm.get("model", "") if isinstance(llm, dict) else str(llm)
-    key = "quadruplets: " + ", ".join(f"{s} {_n(n)}" for s, n in counts.items())
-    return "SUBTASK.parquet, funnel.json, rejects.jsonl", key + (f"; LLM {Path(model).name}" if model else "")
-
-
-def _frames(m: dict[str, Any], _: Path) -> tuple[str, str]:
-    f = m.get("funnel", {})
-    key = f"{_n(f.get('S-clusters', '?'))} S-clusters over {_n(f.get('words', '?'))} words"
-    return "sclusters.parquet, occurrences.parquet", key
-
-
-def _frames_eval(r: dict[str, Any], _: Path) -> tuple[str, str]:
-    rows = r.get("rows", [])
-    if not rows:
-        return "results.json", "no clustering scored"
-    best = max(rows, key=lambda x: x.get("sp", 0) or 0)
-    return "results.json, sp_vs_pp.png", (
-        f"{len(rows)} clusterings; best SP {best.get('sp', 0):.3g} ({best.get('name', '?')}, "
-        f"{best.get('unclustered', '')}), SR {best.get('sr', 0):.3g}"
-    )
 
 
 def _eval(r: dict[str, Any], _: Path) -> tuple[str, str]:
@@ -119,7 +75,7 @@ def _eval(r: dict[str, Any], _: Path) -> tuple[str, str]:
     n, unit = (r["n_sites"], "sites") if "n_sites" in r else (r.get("n_pairs", "?"), "pairs")
     configs = list(r.get("configs", {}))
     shown = ", ".join(configs[:3]) + (", …" if len(configs) > 3 else "")
-    key = f"{model}: accuracy {_acc(r.get('accuracy'))} on {_n(n)} {unit} ({shown})"
+    key = f"{model}: accuracy {_acc(r.get('accuracy'))} on {number(n)} {unit} ({shown})"
     return "results.json, scores.parquet, summary.md", key
 
 
@@ -127,7 +83,7 @@ def _release(p: dict[str, Any], folder: Path) -> tuple[str, str]:
     rel = p.get("release", {})
     configs = p.get("configs", [])
     rows = sum(int(c.get("rows", 0)) for c in configs)
-    key = f"{rel.get('name', '?')} {rel.get('tag', '')}: {len(configs)} configs, {_n(rows)} rows"
+    key = f"{rel.get('name', '?')} {rel.get('tag', '')}: {len(configs)} configs, {number(rows)} rows"
     audit = _read(folder / "audit.json")
     if audit is None:
         return "README.md (card), data/, provenance.json", key + "; not audited"
@@ -140,38 +96,36 @@ def _release(p: dict[str, Any], folder: Path) -> tuple[str, str]:
     return "README.md (card), data/, audit.json", f"{key}; solved by a shallow baseline (>90%): {flagged}"
 
 
-def _split(s: dict[str, Any], _: Path) -> tuple[str, str]:
-    train, test = s.get("train", []), s.get("test", [])
-    return "train/, test/, split.json", f"{_n(len(train))} train / {_n(len(test))} test files"
-
-
 Reader = Callable[[dict[str, Any], Path], tuple[str, str]]
+#: The files a demo output folder is recognised by, in the order they are tried.
+RECOGNISED_BY = ("manifest.json", "results.json", "provenance.json", "split.json")
+
+
+def _core_readers(file: str, doc: dict[str, Any]) -> Reader | None:
+    """The readers of outputs that are no family's: corpus statistics, an eval run, a release."""
+    if file == "manifest.json" and doc.get("kind") == "corpusbench.stats":
+        return _stats
+    if file == "results.json":
+        return _eval
+    if file == "provenance.json" and "release" in doc:
+        return _release
+    return None
 
 
 def _recognise(folder: Path) -> tuple[Reader, dict[str, Any]] | None:
-    """The reader for a demo output folder, from the file that says what it is."""
-    m = _read(folder / "manifest.json")
-    if m is not None:
-        kind = m.get("kind")
-        if kind == "corpusbench.stats":
-            return _stats, m
-        if kind == "cac" or str(m.get("schema", "")).startswith("cac."):
-            return _cac, m
-        if str(m.get("generator", "")).startswith("fitclams"):
-            return _fitclams, m
-        if kind == "corpusbench.ltswap":
-            return _ltswap, m
-        if kind == "corpusbench.frames":
-            return _frames, m
-    r = _read(folder / "results.json")
-    if r is not None:
-        return (_frames_eval, r) if r.get("kind") == "corpusbench.frames.eval" else (_eval, r)
-    p = _read(folder / "provenance.json")
-    if p is not None and "release" in p:
-        return _release, p
-    s = _read(folder / "split.json")
-    if s is not None:
-        return _split, s
+    """The reader for a demo output folder, from the file that says what it is: a registered family's
+    demo line (:class:`corpusbench.families.DemoLine`) for that file, else a core output."""
+    for file in RECOGNISED_BY:
+        doc = _read(folder / file)
+        if doc is None:
+            continue
+        for family in families.all():
+            for hook in family.demo:
+                if hook.file == file and load(hook.recognises)(doc):
+                    return load(hook.line), doc
+        core = _core_readers(file, doc)
+        if core is not None:
+            return core, doc
     return None
 
 

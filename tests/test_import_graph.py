@@ -143,7 +143,7 @@ def test_no_import_cycles() -> None:
 #: Package layers, lowest first: a module imports only from its own layer or a lower one, and a
 #: benchmark family (``generators.<family>``) never imports another family.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("", "aliases", "assets", "console", "errors", "imports", "io", "procs", "provenance"),
+    ("", "aliases", "assets", "console", "errors", "families", "imports", "io", "procs", "provenance"),
     ("corpus", "llm", "prompts"),
     ("generators",),
     ("publish",),

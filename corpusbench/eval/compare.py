@@ -33,6 +33,7 @@ from corpusbench.eval.runs import (
 from corpusbench.eval.runs import (
     ltswap_stat as ltswap_stat,  # re-exported: tests/eval/test_benchmarks.py
 )
+from corpusbench.families import Family, Metric, families, load
 from corpusbench.io import atomic_dir
 
 
@@ -49,6 +50,7 @@ class Table:
     columns: list[str]
     rows: list[dict[str, Any]]  # label -> {column: (value, ci or None)}
     notes: list[str]
+    headline: tuple[str, ...] = ()  # the benchmark-score columns (the families' headline metrics)
 
     def markdown(self) -> str:
         head = ["model", *self.columns]
@@ -65,6 +67,7 @@ class Table:
             columns=keep,
             rows=[{"model": r["model"], **{c: r[c] for c in keep if c in r}} for r in self.rows],
             notes=self.notes,
+            headline=tuple(c for c in self.headline if c in keep),
         )
 
     def csv(self) -> str:
@@ -91,10 +94,12 @@ def _by_bin(per_bin: Mapping[str, Any]) -> list[tuple[str, Any]]:
 
 
 def comparison_table(runs: Sequence[Run]) -> Table:
-    """Rows models; columns: benchmark scores (95% CI), LT-Swap subtasks, categories and bins, FIT-CLAMS
-    paradigms and bins per evaluation lexicon, ΔP OLS R², CAC score and model-side metrics, other pair
-    configs; tie-as-half scores where a run has ties."""
+    """Rows models; columns: each family's compare columns in family order (LT-Swap: score, subtasks,
+    categories, bins; FIT-CLAMS: score, paradigms and bins per evaluation lexicon, ΔP OLS R²; CAC: score
+    and model-side metrics; a family without a ``columns`` hook: its headline metric), then the other
+    pair configs; tie-as-half scores where a run has ties."""
     cols: list[str] = []
+    headline: list[str] = []
     rows: list[dict[str, Any]] = []
 
     def put(row: dict[str, Any], col: str, val: float | None, ci: list[float] | None = None) -> None:
@@ -102,71 +107,132 @@ def comparison_table(runs: Sequence[Run]) -> Table:
             cols.append(col)
         row[col] = (val, ci)
 
+    fams = families.with_eval()
     for run in runs:
         row: dict[str, Any] = {"model": run.label}
         b = run.bench
-        if lt := b.get("ltswap"):
-            put(row, "LT-Swap", lt["score"], ltswap_ci(lt))
-            if lt.get("n_ties") and lt.get("ties_half"):
-                put(row, "LT-Swap (ties ½)", lt["ties_half"]["score"])
-            for sub, v in lt["per_subtask"].items():
-                put(row, SUBTASK_SHORT[sub], v, ltswap_ci(lt, subtask=sub))
-            for cat, v in lt["per_category"].items():
-                put(row, cat, v)
-            for bn, v in _by_bin(lt["per_bin"]):
-                put(row, f"LT bin {bn}", v, ltswap_ci(lt, bin_=int(bn)))
-            put(row, "LT drop", lt["accuracy_drop"])
-            if pre := lt.get("prefix"):
-                put(row, "WS+prefix", pre["score"], ltswap_ci(pre))
-        if fc := b.get("fitclams"):
-            for lex, one in fitclams_lexicons(fc).items():
-                pre_ = lexicon_prefix(fc, lex)
-                put(row, f"FIT-CLAMS {pre_}".strip(), one["score"], mean_ci(one["per_paradigm"]))
-                if one.get("n_ties") and one.get("score_ties_half") is not None:
-                    put(row, f"FIT-CLAMS {pre_}(ties ½)", one["score_ties_half"])
-                for p, v in one["per_paradigm"].items():
-                    put(row, f"{pre_}{p}", v["accuracy"], prop_ci(v))
-                for bn, v in _by_bin(one["per_noun_bin"]):
-                    put(row, f"{pre_}noun bin {bn}", v["accuracy"], prop_ci(v))
-                for bn, v in _by_bin(one["per_verb_bin"]):
-                    put(row, f"{pre_}verb bin {bn}", v["accuracy"], prop_ci(v))
-                if (o := one.get("delta_ols")) and o.get("full"):
-                    put(row, f"{pre_}ΔP OLS R²", o["full"]["r2"])
-        if cac := b.get("cac"):
-            put(row, "CAC", cac.get("score"))
-            for k, v in sorted((cac.get("summary") or {}).items()):
-                if isinstance(v, int | float):
-                    put(row, f"CAC {k}", float(v))
+        for family in fams:
+            if block := b.get(family.name):
+                for m in family_columns(family, block):
+                    put(row, m.column, m.value, m.ci)
+                    if m.headline and m.column not in headline:
+                        headline.append(m.column)
         other = {
             c: m
             for c, m in run.results.get("configs", {}).items()
-            if not _in_benchmark(c, b) and m.get("accuracy") is not None
+            if not _in_benchmark(c, b, fams) and m.get("accuracy") is not None
         }
         for c, m in other.items():
             put(row, c, m["accuracy"], prop_ci(m))
             if m.get("n_ties"):
                 put(row, f"{c} (ties ½)", (m["n_correct"] + 0.5 * m["n_ties"]) / m["n"])
         rows.append(row)
-    return Table(columns=cols, rows=rows, notes=_notes(runs))
+    return Table(columns=cols, rows=rows, notes=_notes(runs, fams), headline=tuple(headline))
+
+
+def family_columns(family: Family, block: Mapping[str, Any]) -> list[Metric]:
+    """A run's compare columns for one family: its ``columns`` hook, else its headline metric (with
+    ``<metric>_ci95`` when the block has it) under the family's title."""
+    kind = family.eval
+    assert kind is not None
+    if kind.columns is not None:
+        return list(load(kind.columns)(block))
+    value = block.get(kind.headline)
+    ci = block.get(f"{kind.headline}_ci95")
+    column = family.title if kind.headline == "score" else f"{family.title} {kind.headline}"
+    return [Metric(column=column, value=value, ci=ci, headline=True)]
+
+
+def ltswap_columns(lt: Mapping[str, Any]) -> list[Metric]:
+    """LT-Swap: score (headline, and its tie-as-half), subtasks, categories, bins, drop, prefix variant."""
+    out = [Metric(column="LT-Swap", value=lt["score"], ci=ltswap_ci(lt), headline=True)]
+    if lt.get("n_ties") and lt.get("ties_half"):
+        out.append(Metric(column="LT-Swap (ties ½)", value=lt["ties_half"]["score"], headline=True))
+    out += [
+        Metric(column=SUBTASK_SHORT[sub], value=v, ci=ltswap_ci(lt, subtask=sub))
+        for sub, v in lt["per_subtask"].items()
+    ]
+    out += [Metric(column=cat, value=v) for cat, v in lt["per_category"].items()]
+    out += [
+        Metric(column=f"LT bin {bn}", value=v, ci=ltswap_ci(lt, bin_=int(bn)))
+        for bn, v in _by_bin(lt["per_bin"])
+    ]
+    out.append(Metric(column="LT drop", value=lt["accuracy_drop"]))
+    if pre := lt.get("prefix"):
+        out.append(Metric(column="WS+prefix", value=pre["score"], ci=ltswap_ci(pre)))
+    return out
+
+
+def fitclams_columns(fc: Mapping[str, Any]) -> list[Metric]:
+    """FIT-CLAMS per evaluation lexicon: score (headline, and its tie-as-half), paradigms, bins, ΔP OLS R²."""
+    out: list[Metric] = []
+    for lex, one in fitclams_lexicons(fc).items():
+        pre_ = lexicon_prefix(fc, lex)
+        out.append(
+            Metric(
+                column=f"FIT-CLAMS {pre_}".strip(),
+                value=one["score"],
+                ci=mean_ci(one["per_paradigm"]),
+                headline=True,
+            )
+        )
+        if one.get("n_ties") and one.get("score_ties_half") is not None:
+            out.append(
+                Metric(column=f"FIT-CLAMS {pre_}(ties ½)", value=one["score_ties_half"], headline=True)
+            )
+        out += [
+            Metric(column=f"{pre_}{p}", value=v["accuracy"], ci=prop_ci(v))
+            for p, v in one["per_paradigm"].items()
+        ]
+        for kind in ("noun", "verb"):
+            out += [
+                Metric(column=f"{pre_}{kind} bin {bn}", value=v["accuracy"], ci=prop_ci(v))
+                for bn, v in _by_bin(one[f"per_{kind}_bin"])
+            ]
+        if (o := one.get("delta_ols")) and o.get("full"):
+            out.append(Metric(column=f"{pre_}ΔP OLS R²", value=o["full"]["r2"]))
+    return out
+
+
+def cac_columns(cac: Mapping[str, Any]) -> list[Metric]:
+    """CAC: the agreement with the children (headline) and the model-vs-human summary metrics."""
+    out = [Metric(column="CAC", value=cac.get("score"), headline=True)]
+    out += [
+        Metric(column=f"CAC {k}", value=float(v))
+        for k, v in sorted((cac.get("summary") or {}).items())
+        if isinstance(v, int | float)
+    ]
+    return out
 
 
 HEADLINE_MAX = 8  # columns of the headline when the runs have no benchmark score (only pair configs)
 
 
 def headline_columns(table: Table) -> list[str]:
-    """One column per benchmark score (LT-Swap, FIT-CLAMS per lexicon, CAC, their tie-as-half scores);
+    """The families' headline columns (LT-Swap, FIT-CLAMS per lexicon, CAC, their tie-as-half scores...);
     runs with none get their first ``HEADLINE_MAX`` columns (pair configs)."""
-    bench = [c for c in table.columns if c.split(" (")[0] in ("LT-Swap", "CAC") or c.startswith("FIT-CLAMS")]
+    bench = [c for c in table.columns if c in table.headline]
     return bench or table.columns[:HEADLINE_MAX]
 
 
-def _in_benchmark(config: str, bench: Mapping[str, Any]) -> bool:
-    if config in (bench.get("ltswap") or {}).get("configs", []):
-        return True
-    lt = bench.get("ltswap") or {}
-    if lt and config.endswith("-prefix"):
-        return True
-    return config in (bench.get("fitclams") or {}).get("counts_corpus", {})
+def _in_benchmark(config: str, bench: Mapping[str, Any], fams: Sequence[Family]) -> bool:
+    """Whether a family's block holds this config (its ``covers`` hook, else its ``configs`` list)."""
+    for family in fams:
+        block = bench.get(family.name)
+        if not block or family.eval is None:
+            continue
+        covers = family.eval.covers
+        if load(covers)(config, block) if covers is not None else config in (block.get("configs") or []):
+            return True
+    return False
+
+
+def ltswap_covers(config: str, lt: Mapping[str, Any]) -> bool:
+    return config in lt.get("configs", []) or config.endswith("-prefix")
+
+
+def fitclams_covers(config: str, fc: Mapping[str, Any]) -> bool:
+    return config in fc.get("counts_corpus", {})
 
 
 def _subtask_series(lt: Mapping[str, Any], sub: str) -> dict[str, float]:
@@ -184,8 +250,38 @@ def ltswap_spread_ratios(lts: Mapping[str, Mapping[str, Any]]) -> dict[str, floa
     return out
 
 
-def _notes(runs: Sequence[Run]) -> list[str]:
+def _notes(runs: Sequence[Run], fams: Sequence[Family]) -> list[str]:
     notes = [f"95% intervals: {INTERVAL}."]
+    for family in fams:
+        if (
+            family.eval is not None
+            and family.eval.notes is not None
+            and any(r.bench.get(family.name) for r in runs)
+        ):
+            notes += load(family.eval.notes)(runs)
+    ties = {r.label: (r.results.get("n_ties", 0), r.results.get("n_pairs", 0)) for r in runs}
+    notes.append(
+        "ties (not wins, counted apart; the (ties ½) columns count them as 0.5): "
+        + ", ".join(f"{k} {t}/{n}" + (f" ({t / n:.1%})" if n else "") for k, (t, n) in ties.items())
+    )
+    modes = {
+        r.label: ",".join(sorted(set((r.results.get("scoring_mode") or {}).get("per_config", {}).values())))
+        for r in runs
+    }
+    notes.append("scoring mode: " + ", ".join(f"{k} {v or 'n/a'}" for k, v in modes.items()))
+    return notes
+
+
+def _cac_window(run: Run) -> str | None:
+    """How a run cut its CAC contexts (tokens, step), from its CAC configs; None without CAC."""
+    cfgs = ((run.bench.get("cac") or {}).get("configs") or {}).values()
+    cuts = sorted({f"{c['window']} tokens, step {c.get('context_step', 0)}" for c in cfgs if c.get("window")})
+    return "; ".join(cuts) or None
+
+
+def ltswap_notes(runs: Sequence[Run]) -> list[str]:
+    """Spearman (Fisher z over models), spread ratios and accuracy drops across the runs (Tables 1, 2)."""
+    notes: list[str] = []
     lts = {r.label: r.bench["ltswap"] for r in runs if r.bench.get("ltswap")}
     if lts:
         rho = fisher_mean([lt["spearman_bin"]["rho"] for lt in lts.values()])
@@ -217,27 +313,16 @@ def _notes(runs: Sequence[Run]) -> list[str]:
                 "LT-Swap accuracy drop (lowest − highest bin of each series), mean over models: "
                 + ", ".join(parts)
             )
-    ties = {r.label: (r.results.get("n_ties", 0), r.results.get("n_pairs", 0)) for r in runs}
-    notes.append(
-        "ties (not wins, counted apart; the (ties ½) columns count them as 0.5): "
-        + ", ".join(f"{k} {t}/{n}" + (f" ({t / n:.1%})" if n else "") for k, (t, n) in ties.items())
-    )
-    modes = {
-        r.label: ",".join(sorted(set((r.results.get("scoring_mode") or {}).get("per_config", {}).values())))
-        for r in runs
-    }
-    notes.append("scoring mode: " + ", ".join(f"{k} {v or 'n/a'}" for k, v in modes.items()))
+    return notes
+
+
+def cac_notes(runs: Sequence[Run]) -> list[str]:
+    """How each run cut its CAC contexts."""
+    notes: list[str] = []
     windows = {r.label: _cac_window(r) for r in runs}
     if any(windows.values()):
         notes.append("CAC context window: " + ", ".join(f"{k} {v}" for k, v in windows.items() if v))
     return notes
-
-
-def _cac_window(run: Run) -> str | None:
-    """How a run cut its CAC contexts (tokens, step), from its CAC configs; None without CAC."""
-    cfgs = ((run.bench.get("cac") or {}).get("configs") or {}).values()
-    cuts = sorted({f"{c['window']} tokens, step {c.get('context_step', 0)}" for c in cfgs if c.get("window")})
-    return "; ".join(cuts) or None
 
 
 def write_comparison(

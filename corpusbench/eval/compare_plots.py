@@ -1,10 +1,11 @@
 """Figures of ``corpusbench compare``: accuracy vs frequency bin per model (LT-Swap Fig. 3 style,
 FIT-CLAMS noun/verb bins), ΔP vs log frequency (FIT-CLAMS §6) and CAC model-vs-human metrics.
 
-Every figure is titled and axis-labelled, shows n, draws 95% intervals (as the table: Wilson, MOVER for
-averaged scores), dodges models along x so markers and bars do not overlap, and keeps the legend outside
-the axes. Points with fewer than ``MIN_N`` pairs are drawn hollow; points with ties get a grey tick at
-the tie-as-half accuracy. FIT-CLAMS draws one line per run and evaluation lexicon.
+Each family names its figures (``EvalKind.figures``); :func:`plot_all` draws those of the families the
+runs have. Every figure is titled and axis-labelled, shows n, draws 95% intervals (as the table: Wilson,
+MOVER for averaged scores), dodges models along x so markers and bars do not overlap, and keeps the
+legend outside the axes. Points with fewer than ``MIN_N`` pairs are drawn hollow; points with ties get a
+grey tick at the tie-as-half accuracy. FIT-CLAMS draws one line per run and evaluation lexicon.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from corpusbench.eval.benchmarks import fitclams_lexicons
 from corpusbench.eval.plots import MARKERS, MIN_N, Point, _plt, _save, bin_axis, draw_lines
 from corpusbench.eval.plots import legend_below as _legend
 from corpusbench.eval.runs import Run, lexicon_prefix, ltswap_cells, ltswap_ci, prop_ci
+from corpusbench.families import families, load
 
 
 def _lines(
@@ -28,7 +30,7 @@ def _lines(
     return draw_lines(ax, [(f"{r.label} {lab}".strip(), pts) for r in runs for lab, pts in series(r).items()])
 
 
-def plot_ltswap(runs: Sequence[Run], out: Path) -> str | None:
+def plot_ltswap(runs: Sequence[Run], out: Path, **_options: Any) -> str | None:
     """LT-Swap score per frequency bin per model (Fig. 3), 95% interval (MOVER over the cells' Wilson)."""
 
     def series(run: Run) -> dict[str, dict[int, Point]]:
@@ -61,7 +63,7 @@ def plot_ltswap(runs: Sequence[Run], out: Path) -> str | None:
     return "ltswap_by_bin.png"
 
 
-def plot_fitclams_bins(runs: Sequence[Run], out: Path) -> str | None:
+def plot_fitclams_bins(runs: Sequence[Run], out: Path, **_options: Any) -> str | None:
     """FIT-CLAMS accuracy per subject-noun and verb bin of the training corpus, per run and lexicon."""
     if not any(r.bench.get("fitclams") for r in runs):
         return None
@@ -105,7 +107,7 @@ def _half(cell: Mapping[str, Any]) -> float | None:
     return (cell["n_correct"] + 0.5 * cell["n_ties"]) / cell["n"]
 
 
-def plot_delta(runs: Sequence[Run], out: Path) -> str | None:
+def plot_delta(runs: Sequence[Run], out: Path, **_options: Any) -> str | None:
     pts = {
         f"{r.label} {lexicon_prefix(fc, lex)}".strip(): p
         for r in runs
@@ -172,7 +174,7 @@ def _mean_ci(vals: Sequence[float], n_boot: int, seed: int) -> tuple[float, list
     return float(v.mean()), [float(x) for x in np.percentile(boots, [2.5, 97.5])]
 
 
-def plot_cac(runs: Sequence[Run], out: Path, n_boot: int, seed: int) -> str | None:
+def plot_cac(runs: Sequence[Run], out: Path, *, n_boot: int = 2000, seed: int = 0) -> str | None:
     """Model-side expected overlap and TPR per role next to the humans' (bars: mean over dyads, 95% CI)."""
     shown = [r for r in runs if _dyad_rows(r, "model_stats")]
     if not shown:
@@ -212,10 +214,10 @@ def plot_cac(runs: Sequence[Run], out: Path, n_boot: int, seed: int) -> str | No
 
 
 def plot_all(runs: Sequence[Run], out: Path, *, n_boot: int = 2000, seed: int = 0) -> list[str]:
-    made = [
-        plot_ltswap(runs, out),
-        plot_fitclams_bins(runs, out),
-        plot_delta(runs, out),
-        plot_cac(runs, out, n_boot, seed),
-    ]
+    """Each family's compare figures (its ``figures`` hooks, family order) for the runs that have its
+    block; returns the file names written."""
+    made = []
+    for family in families.with_eval():
+        if family.eval is not None and any(r.bench.get(family.name) for r in runs):
+            made += [load(fig)(runs, out, n_boot=n_boot, seed=seed) for fig in family.eval.figures]
     return [m for m in made if m]

@@ -3,7 +3,8 @@
 A release is a build folder (``provenance.json``, ``data/<config>/``, ``eval/corpusbench.yaml``), its
 ``eval/corpusbench.yaml`` itself, or ``ORG/NAME[@rev]`` on the Hub (whose ``eval/corpusbench.yaml``
 is read at that revision). Each config's ``task`` and ``roles`` decide how it is scored
-(:func:`ConfigEntry.kind`); configs the runner does not score are listed with the reason.
+(:func:`ConfigEntry.kind`: the registered family that claims it); configs the runner does not score
+are listed with the reason.
 
 A local release is verified before it is scored (``Release.data_files``): the data files of each
 config read must be the ones ``provenance.json`` lists, with its sha256, and hold the rows of the
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from corpusbench.errors import InputError
+from corpusbench.families import families
 from corpusbench.io import load_yaml, read_json
 from corpusbench.provenance import file_sha256, fingerprint
 from corpusbench.publish.plugins import split_role
@@ -53,14 +55,12 @@ class ConfigEntry:
 
     @property
     def kind(self) -> str:
-        """``ltswap`` | ``fitclams`` | ``pairs`` | ``cac`` | the task name when it is not scored."""
-        if self.task in PAIR_TASKS:
-            if "ltswap_rule" in self.role_names:
-                return "ltswap"
-            if "paradigm" in self.role_names:
-                return "fitclams"
-            return "pairs"
-        return self.task
+        """The name of the family that claims this config (:meth:`corpusbench.families.Family.claims`:
+        ``ltswap``, ``fitclams``, ``cac``...), else ``pairs`` for a pair task, else the task name."""
+        for family in families.with_eval():
+            if family.claims(self.task, self.role_names, PAIR_TASKS):
+                return family.name
+        return "pairs" if self.task in PAIR_TASKS else self.task
 
     @property
     def ltswap_subtask(self) -> str | None:

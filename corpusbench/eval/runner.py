@@ -32,6 +32,7 @@ from corpusbench.eval.results import (
 from corpusbench.eval.results import headline_lines as headline_lines  # re-exported (tests)
 from corpusbench.eval.scorers import open_scorer
 from corpusbench.eval.spec import EvalSpec, ProgressFactory, spec_dict
+from corpusbench.families import families, load
 from corpusbench.io import read_json
 from corpusbench.provenance import code_version
 
@@ -136,7 +137,7 @@ def build_results(
     scoring: str = "auto",
     train_corpus: str | None = None,
 ) -> dict[str, Any]:
-    from corpusbench.eval.benchmarks import TIE_RULE, fitclams_benchmark, ltswap_benchmark
+    from corpusbench.eval.benchmarks import TIE_RULE
     from corpusbench.eval.metrics import INTERVAL
 
     per_cfg = {cfg: config_metrics([s for s in scores if s.config == cfg]) for cfg in data.configs}
@@ -147,10 +148,12 @@ def build_results(
         by_cfg: dict[str, list[tuple[MinimalPair, PairScore]]] = {}
         for p, s in zip(data.pairs, scores, strict=True):
             by_cfg.setdefault(p.config, []).append((p, s))
-        lt = ltswap_benchmark(release.configs, by_cfg)
-        fc = fitclams_benchmark(release.configs, by_cfg, train_corpus)
-        benchmarks |= {"ltswap": lt} if lt else {}
-        benchmarks |= {"fitclams": fc} if fc else {}
+        options = {"train_corpus": train_corpus}
+        for family in families.with_eval():
+            kind = family.eval
+            if kind is not None and kind.benchmark is not None:
+                block = load(kind.benchmark)(release.configs, by_cfg, **{k: options[k] for k in kind.options})
+                benchmarks |= {family.name: block} if block else {}
     return {
         "accuracy": sum(s.correct for s in scores) / n if n else None,
         "accuracy_macro_configs": float(np.mean(accs)) if accs else None,
@@ -169,64 +172,95 @@ def build_results(
 
 
 def benchmarks_markdown(bench: dict[str, Any]) -> list[str]:
-    """The ``benchmarks`` block as Markdown lines (LT-Swap, FIT-CLAMS, CAC headline numbers)."""
-    from corpusbench.eval.benchmarks import SUBTASK_SHORT, fitclams_lexicons
+    """The ``benchmarks`` block as Markdown lines, family by family (its ``markdown`` hook, else its
+    headline metric); a block of no registered family gets its ``score``."""
+    lines: list[str] = []
+    known = {f.name: f for f in families.with_eval()}
+    for name in [f for f in known if f in bench] + [b for b in bench if b not in known]:
+        block = bench[name]
+        if not block:
+            continue
+        family = known.get(name)
+        if family is not None and family.eval is not None and family.eval.markdown is not None:
+            lines += load(family.eval.markdown)(block)
+        else:
+            metric = family.eval.headline if family is not None and family.eval is not None else "score"
+            title = family.title if family is not None else name
+            n = f" (n={block['n']})" if isinstance(block.get("n"), int) else ""
+            lines.append(
+                f"- **{title} {metric} {fmt(block.get(metric))}**{ci_text(block.get(f'{metric}_ci95'))}{n}"
+            )
+    return lines
+
+
+def ltswap_markdown(lt: dict[str, Any]) -> list[str]:
+    """LT-Swap's lines of summary.md: score, subtasks, categories, bins, accuracy drop, prefix variant."""
+    from corpusbench.eval.benchmarks import SUBTASK_SHORT
+
+    ci = lt.get("ci95") or {}
+    subs = ", ".join(
+        f"{k} {v:.4f}{ci_text((ci.get('per_subtask') or {}).get(k))}" for k, v in lt["per_subtask"].items()
+    )
+    cats = ", ".join(f"{k} {v:.4f}" for k, v in lt["per_category"].items())
+    bin_ci = ci.get("per_bin") or {}
+    bins = ", ".join(f"{k}: {v:.3f}{ci_text(bin_ci.get(k))}" for k, v in lt["per_bin"].items())
+    drops = ", ".join(
+        f"{SUBTASK_SHORT[s]} {fmt(d, '+.4f')}" for s, d in lt.get("accuracy_drop_subtask", {}).items()
+    )
+    ends = (lt.get("drop_bins") or {}).get("score")
+    span = f", bins {ends[0]}–{ends[1]}" if ends else ""
+    lines = [
+        f"- **LT-Swap score {lt['score']:.4f}**{ci_text(ci.get('score'))} (mean of bin × subtask cells; "
+        f"n={lt['n']}, {tie_text(lt['n_ties'], lt['n'], (lt.get('ties_half') or {}).get('score'))})",
+        f"  - subtasks: {subs}; categories: {cats}",
+        f"  - per bin: {bins}",
+        f"  - accuracy drop (lowest − highest bin of each series{span})"
+        f" {fmt(lt['accuracy_drop'], '+.4f')}; per subtask {drops or 'n/a'}; "
+        f"Spearman(bin, score) {fmt(lt['spearman_bin']['rho'], '.3f')}",
+    ]
+    if pre := lt.get("prefix"):
+        lines.append(
+            f"  - prefix variant (§4.4): score {pre['score']:.4f}, gain on the 3 rarest bins "
+            f"{fmt(pre['gain_lowest_3_bins'], '+.4f')}"
+        )
+    return lines
+
+
+def fitclams_markdown(fc: dict[str, Any]) -> list[str]:
+    """FIT-CLAMS's lines of summary.md, per evaluation lexicon: score, paradigms, bins, ΔP OLS."""
+    from corpusbench.eval.benchmarks import fitclams_lexicons
 
     lines: list[str] = []
-    if lt := bench.get("ltswap"):
-        ci = lt.get("ci95") or {}
-        subs = ", ".join(
-            f"{k} {v:.4f}{ci_text((ci.get('per_subtask') or {}).get(k))}"
-            for k, v in lt["per_subtask"].items()
-        )
-        cats = ", ".join(f"{k} {v:.4f}" for k, v in lt["per_category"].items())
-        bin_ci = ci.get("per_bin") or {}
-        bins = ", ".join(f"{k}: {v:.3f}{ci_text(bin_ci.get(k))}" for k, v in lt["per_bin"].items())
-        drops = ", ".join(
-            f"{SUBTASK_SHORT[s]} {fmt(d, '+.4f')}" for s, d in lt.get("accuracy_drop_subtask", {}).items()
-        )
-        ends = (lt.get("drop_bins") or {}).get("score")
-        span = f", bins {ends[0]}–{ends[1]}" if ends else ""
+    for lex, one in fitclams_lexicons(fc).items():
+        paras = ", ".join(f"{k} {cell_text(v)}" for k, v in one["per_paradigm"].items())
+        nb = ", ".join(f"{k}: {cell_text(v)}" for k, v in one["per_noun_bin"].items())
+        vb = ", ".join(f"{k}: {cell_text(v)}" for k, v in one["per_verb_bin"].items())
+        counts = sorted({c for c in one["counts_corpus"].values() if c})
         lines += [
-            f"- **LT-Swap score {lt['score']:.4f}**{ci_text(ci.get('score'))} (mean of bin × subtask cells; "
-            f"n={lt['n']}, {tie_text(lt['n_ties'], lt['n'], (lt.get('ties_half') or {}).get('score'))})",
-            f"  - subtasks: {subs}; categories: {cats}",
-            f"  - per bin: {bins}",
-            f"  - accuracy drop (lowest − highest bin of each series{span})"
-            f" {fmt(lt['accuracy_drop'], '+.4f')}; per subtask {drops or 'n/a'}; "
-            f"Spearman(bin, score) {fmt(lt['spearman_bin']['rho'], '.3f')}",
+            f"- **FIT-CLAMS score{f', lexicon {lex}:' if lex else ''} {one['score']:.4f}**"
+            f"{ci_text(one.get('score_ci95'))} (mean over paradigms; n={one['n']}, "
+            f"{tie_text(one['n_ties'], one['n'], one.get('score_ties_half'))})",
+            f"  - paradigms: {paras}",
+            f"  - bins of {', '.join(counts) or 'n/a'}: noun {nb or 'n/a'}; verb {vb or 'n/a'}",
         ]
-        if pre := lt.get("prefix"):
+        if (ols_ := one.get("delta_ols")) and ols_["full"]:
+            o = ols_["full"]
+            terms = ", ".join(f"{k} {o['coef'][k]:+.3f} (se {o['se'][k]:.3f})" for k in o["coef"])
             lines.append(
-                f"  - prefix variant (§4.4): score {pre['score']:.4f}, gain on the 3 rarest bins "
-                f"{fmt(pre['gain_lowest_3_bins'], '+.4f')}"
+                f"  - ΔP OLS on {ols_['paradigm']} (n={o['n']}, counts of "
+                f"{ols_.get('counts_corpus') or 'n/a'}): R² {fmt(o['r2'], '.3f')}, "
+                f"adj. R² {fmt(o['r2_adj'], '.3f')}; {terms}"
             )
-    if fc := bench.get("fitclams"):
-        for lex, one in fitclams_lexicons(fc).items():
-            paras = ", ".join(f"{k} {cell_text(v)}" for k, v in one["per_paradigm"].items())
-            nb = ", ".join(f"{k}: {cell_text(v)}" for k, v in one["per_noun_bin"].items())
-            vb = ", ".join(f"{k}: {cell_text(v)}" for k, v in one["per_verb_bin"].items())
-            counts = sorted({c for c in one["counts_corpus"].values() if c})
-            lines += [
-                f"- **FIT-CLAMS score{f', lexicon {lex}:' if lex else ''} {one['score']:.4f}**"
-                f"{ci_text(one.get('score_ci95'))} (mean over paradigms; n={one['n']}, "
-                f"{tie_text(one['n_ties'], one['n'], one.get('score_ties_half'))})",
-                f"  - paradigms: {paras}",
-                f"  - bins of {', '.join(counts) or 'n/a'}: noun {nb or 'n/a'}; verb {vb or 'n/a'}",
-            ]
-            if (ols_ := one.get("delta_ols")) and ols_["full"]:
-                o = ols_["full"]
-                terms = ", ".join(f"{k} {o['coef'][k]:+.3f} (se {o['se'][k]:.3f})" for k in o["coef"])
-                lines.append(
-                    f"  - ΔP OLS on {ols_['paradigm']} (n={o['n']}, counts of "
-                    f"{ols_.get('counts_corpus') or 'n/a'}): R² {fmt(o['r2'], '.3f')}, "
-                    f"adj. R² {fmt(o['r2_adj'], '.3f')}; {terms}"
-                )
-    if cac := bench.get("cac"):
-        lines.append(f"- **CAC score {fmt(cac.get('score'))}** (agreement with the children)")
-        summ = cac.get("summary") or {}
-        lines += [f"  - {k}: {v:.3f}" for k, v in summ.items()]
     return lines
+
+
+def cac_markdown(cac: dict[str, Any]) -> list[str]:
+    """CAC's lines of summary.md: the agreement with the children and the model-vs-human summary."""
+    summ = cac.get("summary") or {}
+    return [
+        f"- **CAC score {fmt(cac.get('score'))}** (agreement with the children)",
+        *[f"  - {k}: {v:.3f}" for k, v in summ.items()],
+    ]
 
 
 def summary_markdown(results: dict[str, Any]) -> str:
@@ -273,7 +307,7 @@ def summary_markdown(results: dict[str, Any]) -> str:
 
 def skip_reason(entry: ConfigEntry) -> str | None:
     """Why ``corpusbench eval`` does not score this config (None: it does)."""
-    if entry.kind in ("pairs", "ltswap", "fitclams", "cac"):
+    if entry.kind == "pairs" or entry.kind in [f.name for f in families.with_eval()]:
         return None
     if entry.task == "other":
         return "task 'other' has no pairwise scoring (frames S-clusters: use `corpusbench eval clusters`)"
@@ -349,6 +383,7 @@ def cac_benchmark(per_config: dict[str, dict[str, Any]]) -> dict[str, Any] | Non
         for key, name in (("overlap", "overlap"), ("tpr", "TPR")):
             for role, v in _role_means(r.get("human_stats") or [], key).items():
                 flat.setdefault(f"{role} human {name}", []).append(v)
+
     def mean_of(key: str) -> float | None:
         got = [r[key] for r in per_config.values() if isinstance(r.get(key), int | float)]
         return float(np.mean(got)) if got else None

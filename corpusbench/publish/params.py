@@ -1,11 +1,12 @@
 """Generator parameters of a release spec, checked when the spec is loaded, before any work.
 
-Each built-in generator names the params dataclass(es) its adapter parses (a key belongs to the first
-type that has it), the mappings nested in its params (FIT-CLAMS ``selection``), and what it needs from
-the rest of the spec (a corpus, an ``llm`` block, corpus keys in its params). ``check_generator``
+Each family's :class:`~corpusbench.families.ParamsSchema` names the params dataclass(es) its adapter
+parses (a key belongs to the first type that has it), the mappings nested in its params (FIT-CLAMS
+``selection``), and what it needs from the rest of the spec (a corpus, an ``llm`` block, corpus keys
+in its params). ``check_generator``
 refuses unknown keys (listing every valid one), wrong value types and the types' own validation errors
-with one ``ConfigError`` naming the spec file and the key. A generator registered without a schema
-(a plugin) checks its own params when it runs.
+with one ``ConfigError`` naming the spec file and the key. A family registered without a schema checks its own
+params when it runs.
 """
 
 from __future__ import annotations
@@ -13,90 +14,41 @@ from __future__ import annotations
 import collections.abc
 import dataclasses
 import difflib
-import importlib
 import types
 import typing
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from corpusbench.errors import ConfigError
+from corpusbench.families import Nested, ParamsSchema, families, load
 from corpusbench.publish.plugins import generators as registry
 from corpusbench.publish.spec import SPEC_CHECKS, GeneratorSpec, ReleaseSpec
 
-ADAPTERS = "corpusbench.publish.adapters"
+__all__ = ["SCHEMAS", "Nested", "ParamsSchema", "all_keys", "check_generator", "check_generators"]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Nested:
-    """A params key whose value is a mapping of ``target``'s fields; ``typed``: check value types too."""
+class Schemas(Mapping[str, ParamsSchema]):
+    """Generator name -> params schema, over the registered families that declare one."""
 
-    target: str  # "module:Class"
-    typed: bool = True
+    def _all(self) -> dict[str, ParamsSchema]:
+        return {f.name: f.params for f in families.all() if f.release is not None and f.params is not None}
 
+    def __getitem__(self, name: str) -> ParamsSchema:
+        return self._all()[name]
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ParamsSchema:
-    """What ``release build`` can check of one generator's params without running it."""
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
 
-    types: tuple[str, ...]  # "module:Class" params dataclasses, in the adapter's parsing order
-    nested: Mapping[str, Nested] = field(default_factory=dict)
-    needs_corpus: bool = False
-    needs_llm: bool = False  # an ``llm`` block, with no ``sampling`` (the generator sets its own)
-    corpus_keys: tuple[str, ...] = ()  # params whose value (or items) must be keys of ``corpora``
-    from_spec: tuple[str, ...] = ()  # params the adapter defaults from the spec: ``lang``, ``seed``
-    cli_names: Mapping[str, str] = field(default_factory=dict)  # CLI spelling -> spec key, for hints
-
-    def fields(self) -> dict[str, tuple[type, Any]]:
-        """key -> (params class, type hint), over all of ``types`` (first one wins)."""
-        out: dict[str, tuple[type, Any]] = {}
-        for target in self.types:
-            cls = _load(target)
-            hints = typing.get_type_hints(cls)
-            for f in dataclasses.fields(cls):
-                out.setdefault(f.name, (cls, hints[f.name]))
-        return out
+    def __len__(self) -> int:
+        return len(self._all())
 
 
-SCHEMAS: dict[str, ParamsSchema] = {
-    "minimal-pairs": ParamsSchema(types=(f"{ADAPTERS}.minimal_pairs:MinimalPairsParams",)),
-    "fitclams": ParamsSchema(
-        types=(f"{ADAPTERS}.fitclams:FitClamsParams",),
-        nested={
-            "selection": Nested(target="corpusbench.generators.fitclams.select:SelectionConfig"),
-            "overrides": Nested(target="corpusbench.generators.fitclams.lexicon:Overrides", typed=False),
-        },
-        corpus_keys=("corpora",),
-    ),
-    "ltswap": ParamsSchema(
-        types=(f"{ADAPTERS}.ltswap:AdapterParams", "corpusbench.generators.ltswap.pipeline:LtswapParams"),
-        needs_corpus=True,
-        needs_llm=True,
-        from_spec=("lang", "seed"),
-        cli_names={
-            "threshold": "filter_threshold",
-            "pos_check": "check_pos",
-            "no_pos_check": "check_pos",
-            "confirm": "confirm_inflections",
-            "llm_backend": "llm.backend",
-            "model": "llm.model",
-        },
-    ),
-    "frames": ParamsSchema(
-        types=(f"{ADAPTERS}.frames:FramesReleaseParams",), needs_corpus=True, corpus_keys=("train",)
-    ),
-    "cac": ParamsSchema(types=(f"{ADAPTERS}.cac:CacReleaseParams",), needs_corpus=True),
-}
-
-
-def register_schema(name: str, schema: ParamsSchema) -> None:
-    """Let a plugin generator's params be checked at load time too."""
-    SCHEMAS[name] = schema
+SCHEMAS = Schemas()
 
 
 def check_generator(spec: ReleaseSpec, gen: GeneratorSpec, where: str) -> None:
     """Check one generator's params against its schema; ``where`` is the spec file."""
-    schema = SCHEMAS.get(gen.name)
+    schema = families.get(gen.name).params if gen.name in families else None
     if schema is None:
         return
     at = f"generators.{gen.id}"
@@ -127,7 +79,7 @@ def check_generator(spec: ReleaseSpec, gen: GeneratorSpec, where: str) -> None:
                     )
     defaults = _spec_defaults(spec, gen, schema.from_spec)
     for target in schema.types:
-        cls = _load(target)
+        cls = load(target)
         names = {f.name for f in dataclasses.fields(cls)}
         values = {k: v for k, v in defaults.items() if k in names}
         values.update({k: _tupled(fields[k][1], v) for k, v in params.items() if fields[k][0] is cls})
@@ -139,13 +91,8 @@ def all_keys(name: str) -> list[str]:
     schema = SCHEMAS[name]
     keys = set(schema.fields())
     for nested in schema.nested.values():
-        keys |= {f.name for f in dataclasses.fields(_load(nested.target))}
+        keys |= {f.name for f in dataclasses.fields(load(nested.target))}
     return sorted(keys)
-
-
-def _load(target: str) -> type:
-    module, _, attr = target.partition(":")
-    return getattr(importlib.import_module(module), attr)  # type: ignore[no-any-return]
 
 
 def _refuse_unknown(
@@ -164,7 +111,7 @@ def _refuse_unknown(
 
 
 def _check_nested(nested: Nested, value: Any, where: str, at: str) -> None:
-    cls = _load(nested.target)
+    cls = load(nested.target)
     hints = typing.get_type_hints(cls)
     if not isinstance(value, dict):
         raise ConfigError(f"{where}: {at} must be a mapping, got {type(value).__name__}")

@@ -1,9 +1,9 @@
 """The generator-plugin interface of a release: what a generator hands to ``release build``.
 
-A generator plugs in with one small adapter function registered under a name::
+A generator plugs in with one small adapter function, the ``release`` hook of its family
+(:class:`corpusbench.families.Family`, registered by an entry point; docs/extending.md)::
 
     def build_configs(ctx: GeneratorContext) -> list[ReleaseConfig]: ...
-    generators.register("fitclams", target="corpusbench.generators.fitclams.release:build_configs")
 
 The adapter reads its ``params`` from ``ctx.generator.params`` (use ``parse_params`` for a typed,
 unknown-keys-are-errors view), may cache work under ``ctx.work_dir`` (kept between builds), and returns
@@ -13,15 +13,14 @@ one ``ReleaseConfig`` per Hub config: the rows plus everything the card and ``pr
 from __future__ import annotations
 
 import dataclasses
-import difflib
-import importlib
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from corpusbench.errors import ConfigError
+from corpusbench.families import Family, families, load
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -148,48 +147,33 @@ class GeneratorContext:
 
 
 GeneratorFn = Callable[[GeneratorContext], Sequence[ReleaseConfig]]
-T = TypeVar("T")
 
 
-class Registry(Generic[T]):
-    """Names → objects, with lazy ``"module:attr"`` targets and near-name suggestions."""
+class Generators:
+    """Release adapters by generator name: those of the registered families (:mod:`corpusbench.families`).
 
-    def __init__(self, kind: str) -> None:
-        self.kind = kind
-        self._items: dict[str, T | str] = {}
+    ``register(name, fn)`` registers a family with only a release adapter (a quick plugin, a test).
+    """
 
-    def register(self, name: str, obj: T | None = None, *, target: str | None = None) -> None:
+    def register(self, name: str, obj: GeneratorFn | None = None, *, target: str | None = None) -> None:
         if (obj is None) == (target is None):
             raise ValueError("give exactly one of obj or target")
-        if name in self._items and self._items[name] != (obj if obj is not None else target):
-            raise ValueError(f"{self.kind} {name!r} is already registered")
-        self._items[name] = obj if obj is not None else target  # type: ignore[assignment]
+        families.register(Family(name=name, title=name, release=obj if obj is not None else target))
 
     def names(self) -> list[str]:
-        return sorted(self._items)
+        return [f.name for f in sorted(families.all(), key=lambda f: f.name) if f.release is not None]
 
     def __contains__(self, name: object) -> bool:
-        return name in self._items
+        return name in self.names()
 
-    def get(self, name: str) -> T:
-        if name not in self._items:
-            near = difflib.get_close_matches(name, self.names(), n=3)
-            hint = f" Did you mean: {', '.join(near)}?" if near else f" Known: {', '.join(self.names())}."
-            raise ConfigError(f"unknown {self.kind} {name!r}.{hint}")
-        item = self._items[name]
-        if isinstance(item, str):
-            module, _, attr = item.partition(":")
-            item = getattr(importlib.import_module(module), attr)
-            self._items[name] = item
-        return item  # type: ignore[return-value]
+    def get(self, name: str) -> GeneratorFn:
+        family = families.get(name)
+        if family.release is None:
+            raise ConfigError(f"family {name!r} has no release adapter (it is not a release generator)")
+        return load(family.release)  # type: ignore[no-any-return]
 
 
-generators: Registry[GeneratorFn] = Registry("release generator")
-generators.register("minimal-pairs", target="corpusbench.publish.adapters.minimal_pairs:build_configs")
-generators.register("fitclams", target="corpusbench.publish.adapters.fitclams:build_configs")
-generators.register("ltswap", target="corpusbench.publish.adapters.ltswap:build_configs")
-generators.register("frames", target="corpusbench.publish.adapters.frames:build_configs")
-generators.register("cac", target="corpusbench.publish.adapters.cac:build_configs")
+generators = Generators()
 
 
 P = TypeVar("P")
