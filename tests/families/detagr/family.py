@@ -1,0 +1,71 @@
+"""The ``detagr`` family: its release adapter, its benchmark (accuracy per determiner) and its
+registration (``FAMILY``, named by the entry point ``detagr = detagr.family:FAMILY`` of the group
+``corpusbench.families``)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from corpusbench.errors import InputError
+from corpusbench.eval.metrics import accuracy_cell, cells_interval
+from corpusbench.families import EvalKind, Family, ParamsSchema
+from corpusbench.publish.plugins import GeneratorContext, ReleaseConfig, parse_params
+from detagr.generator import DetAgrParams, make_pairs
+
+
+def build_configs(ctx: GeneratorContext) -> list[ReleaseConfig]:
+    """One config, ``detagr-<corpus>``, from the text files of the generator's corpus."""
+    params = parse_params(DetAgrParams, ctx.generator.params, f"generators.{ctx.generator.id}.params")
+    assert ctx.corpus is not None  # the schema says needs_corpus: the spec is refused without one
+    path = ctx.corpus.path
+    files = [path] if path.is_file() else sorted(p for p in Path(path).rglob("*.txt"))
+    lines = [line for f in files for line in f.read_text(encoding="utf-8").splitlines()]
+    rows = make_pairs(lines, params)
+    if not rows:
+        raise InputError(f"{path}: no determiner-noun site with a known noun number")
+    return [
+        ReleaseConfig(
+            name=f"detagr-{ctx.corpus.key}",
+            table=pd.DataFrame(rows),
+            description="Determiner-noun agreement pairs: this/that vs these/those before a noun.",
+            funnel={"sites": len(rows)},
+            parameters={"max_pairs": params.max_pairs, "min_count": params.min_count},
+            # the marker role `det_number` tells eval that the config is detagr's
+            roles={"id": "pair_id", "group": "determiner", "det_number": "number"},
+        )
+    ]
+
+
+def benchmark(entries: Sequence[Any], scored: Mapping[str, Any]) -> dict[str, Any] | None:
+    """``accuracy`` = mean of the per-determiner accuracies over the detagr configs scored."""
+    mine = [e.name for e in entries if e.kind == "detagr" and e.name in scored]
+    by_det: dict[str, list[Any]] = defaultdict(list)
+    for name in mine:
+        for pair, score in scored[name]:
+            by_det[str(pair.group)].append(score)
+    if not by_det:
+        return None
+    cells = {d: accuracy_cell(s) for d, s in sorted(by_det.items())}
+    counts = {d: (c["n"], c["n_correct"]) for d, c in cells.items()}
+    return {
+        "accuracy": sum(c["accuracy"] for c in cells.values()) / len(cells),
+        "accuracy_ci95": cells_interval(counts, {d: 1 / len(cells) for d in cells}),
+        "per_determiner": cells,
+        "n": sum(c["n"] for c in cells.values()),
+        "n_ties": sum(c["n_ties"] for c in cells.values()),
+        "configs": sorted(mine),
+    }
+
+
+FAMILY = Family(
+    name="detagr",
+    title="DetAgr",
+    release=build_configs,
+    params=ParamsSchema(types=(DetAgrParams,), needs_corpus=True),
+    eval=EvalKind(role="det_number", benchmark=benchmark, headline="accuracy"),
+)
