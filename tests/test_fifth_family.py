@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -125,3 +126,11 @@ def test_eval_reports_its_headline_and_compare_shows_it(
 def test_no_file_under_corpusbench_names_the_family() -> None:
     hits = [p for p in (ROOT / "corpusbench").rglob("*") if p.is_file() and b"detagr" in p.read_bytes()]
     assert hits == []
+
+
+def test_the_excerpts_in_docs_extending_are_the_family_code() -> None:
+    page = (ROOT / "docs" / "extending.md").read_text(encoding="utf-8")
+    excerpts = re.findall(r"^```python excerpt (\S+)\n(.*?)^```", page, re.M | re.S)
+    assert len(excerpts) >= 4
+    stale = [path for path, body in excerpts if body not in (ROOT / path).read_text(encoding="utf-8")]
+    assert stale == []
