@@ -67,30 +67,22 @@ def _root(
 
 
 def _register_commands() -> None:
-    """Each component registers its commands here (imports are light; heavy ones happen inside commands)."""
+    """Each component registers its commands here, the benchmark families theirs through their
+    ``cli`` hook (:mod:`corpusbench.families`); imports are light, heavy ones happen inside commands."""
     from corpusbench import demo as demo_cli
     from corpusbench.baselines import cli as baselines_cli
     from corpusbench.corpus import cli as corpus_cli
     from corpusbench.eval import cli as eval_cli
-    from corpusbench.generators.cac import cli as cac_cli
-    from corpusbench.generators.fitclams import cli as fitclams_cli
-    from corpusbench.generators.frames import cli as frames_cli
-    from corpusbench.generators.ltswap import cli as ltswap_cli
+    from corpusbench.families import families, load
     from corpusbench.llm import cli as llm_cli
     from corpusbench.publish import cli as publish_cli
 
-    for module in (
-        corpus_cli,
-        llm_cli,
-        cac_cli,
-        fitclams_cli,
-        ltswap_cli,
-        frames_cli,
-        eval_cli,
-        baselines_cli,
-        publish_cli,
-        demo_cli,
-    ):
+    corpus_cli.register(app)
+    llm_cli.register(app)
+    for family in families.all():
+        if family.cli is not None:
+            load(family.cli)(app)
+    for module in (eval_cli, baselines_cli, publish_cli, demo_cli):
         module.register(app)
 
 

@@ -1,11 +1,11 @@
 """Benchmark families: one :class:`Family` record per family, registered once.
 
 A family (LT-Swap, FIT-CLAMS, CAC, frames, or one of your own) tells corpusbench what it contributes:
-its release adapter and the params it accepts (``release build``), how ``eval run`` recognises and
-summarises its configs (:class:`EvalKind`: a marker role, a benchmark function, its headline metric,
-Markdown lines, ``compare`` columns, notes and figures), and its line in ``demo summary``
-(:class:`DemoLine`). The release builder, the eval runner, ``compare`` and ``demo summary`` ask this
-registry; none of them names a family.
+its commands (``<family> build``), its release adapter and the params it accepts (``release build``),
+how ``eval run`` recognises and summarises its configs (:class:`EvalKind`: a marker role, a benchmark
+function, its headline metric, Markdown lines, ``compare`` columns, notes and figures), and its line in
+``demo summary`` (:class:`DemoLine`). The release builder, the eval runner, ``compare`` and ``demo
+summary`` ask this registry; none of them names a family.
 
 Families are found through the entry-point group ``corpusbench.families`` (each entry point names a
 module attribute holding a ``Family``; the built-ins are listed in ``pyproject.toml``), as spaCy finds
@@ -123,6 +123,7 @@ class Family:
     params: ParamsSchema | None = None
     eval: EvalKind | None = None
     demo: tuple[DemoLine, ...] = ()
+    cli: Target | None = None  # register(app: typer.Typer): adds the family's commands (``<family> build``)
     rank: int = 100
 
     def claims(self, task: str, roles: set[str], pair_tasks: tuple[str, ...]) -> bool:

@@ -76,8 +76,17 @@ def headline_lines(bench: dict[str, Any]) -> list[str]:
             )
     for name, b in bench.items():
         if name not in ("ltswap", "fitclams"):
-            lines.append(f"{name} score {fmt(b.get('score'))}")
+            metric = _headline_metric(name)
+            lines.append(f"{name} {metric} {fmt(b.get(metric))}")
     return lines
+
+
+def _headline_metric(name: str) -> str:
+    """The headline metric of a ``benchmarks`` block: its family's (``score`` for an unknown block)."""
+    from corpusbench.families import families
+
+    family = families.get(name) if name in families else None
+    return family.eval.headline if family is not None and family.eval is not None else "score"
 
 
 def write_eval_folder(

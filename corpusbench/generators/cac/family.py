@@ -28,6 +28,7 @@ FAMILY = Family(
     name="cac",
     title="CAC",
     rank=30,
+    cli="corpusbench.generators.cac.cli:register",
     release="corpusbench.publish.adapters.cac:build_configs",
     params=ParamsSchema(types=("corpusbench.publish.adapters.cac:CacReleaseParams",), needs_corpus=True),
     # scored site by site (corpusbench.eval.cac_run), not as pairs: its block comes from the CAC path

@@ -25,6 +25,7 @@ FAMILY = Family(
     name="fitclams",
     title="FIT-CLAMS",
     rank=20,
+    cli="corpusbench.generators.fitclams.cli:register",
     release="corpusbench.publish.adapters.fitclams:build_configs",
     params=ParamsSchema(
         types=("corpusbench.publish.adapters.fitclams:FitClamsParams",),

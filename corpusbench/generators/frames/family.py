@@ -47,6 +47,7 @@ FAMILY = Family(
     name="frames",
     title="frames",
     rank=40,
+    cli="corpusbench.generators.frames.cli:register",
     release="corpusbench.publish.adapters.frames:build_configs",
     params=ParamsSchema(
         types=("corpusbench.publish.adapters.frames:FramesReleaseParams",),

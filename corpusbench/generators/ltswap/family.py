@@ -24,6 +24,7 @@ FAMILY = Family(
     name="ltswap",
     title="LT-Swap",
     rank=10,
+    cli="corpusbench.generators.ltswap.cli:register",
     release="corpusbench.publish.adapters.ltswap:build_configs",
     params=ParamsSchema(
         types=(
