@@ -141,7 +141,9 @@ def test_no_import_cycles() -> None:
 
 
 #: Package layers, lowest first: a module imports only from its own layer or a lower one, and a
-#: benchmark family (``generators.<family>``) never imports another family.
+#: benchmark family (``generators.<family>``) never imports another family. The family registry
+#: (``families``) is in the core layer: every layer above asks it, it imports only ``errors``, and the
+#: families' hooks into ``publish`` and ``eval`` are ``"module:attr"`` strings, loaded when called.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("", "aliases", "assets", "console", "errors", "families", "imports", "io", "procs", "provenance"),
     ("corpus", "llm", "prompts"),
