@@ -69,6 +69,7 @@ class FakeOpenAI:
         self.script: dict[str, list[str]] = {}
         self.hits: Counter[str] = Counter()
         self.requests = 0
+        self.bodies: list[dict[str, Any]] = []  # every POST body, in arrival order
         self._lock = threading.Lock()
         self._server = _QuietServer(("127.0.0.1", port or free_port()), _handler(self))
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
@@ -83,6 +84,7 @@ class FakeOpenAI:
         with self._lock:
             self.mode, self.script, self.requests = mode, {}, 0
             self.hits.clear()
+            self.bodies.clear()
 
     def _mode_for(self, prompt: str) -> str:
         with self._lock:
@@ -120,6 +122,7 @@ def _handler(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
 
         def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            fake.bodies.append(body)
             prompt = body["messages"][-1]["content"]
             if body["messages"][-1]["role"] == "assistant":  # an answer prefix: the question is before it
                 prompt = body["messages"][-2]["content"]

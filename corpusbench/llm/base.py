@@ -60,6 +60,7 @@ class Backend(abc.ABC):
 
     name: ClassVar[str]
     model: str  # model identity, part of the cache key (served name, folder name or hub id)
+    guided_regex: ClassVar[bool] = False  # honours ``GenRequest.regex`` (else CachedLLM refuses it)
 
     @abc.abstractmethod
     def generate(

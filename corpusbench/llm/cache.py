@@ -53,7 +53,10 @@ Req = TypeVar("Req", GenRequest, ChoiceRequest)
 
 
 def gen_key(model: str, req: GenRequest) -> str:
-    return fingerprint("generate.v1", model, req.params.as_dict(), req.system, req.prompt, req.sample)
+    parts = (model, req.params.as_dict(), req.system, req.prompt, req.sample)
+    if req.regex is not None:  # keys of unconstrained requests stay as they were
+        return fingerprint("generate.v1", *parts, {"regex": req.regex})
+    return fingerprint("generate.v1", *parts)
 
 
 def choice_key(model: str, req: ChoiceRequest) -> str:
@@ -173,7 +176,18 @@ class CachedLLM:
             path = self.cache.path if self.cache else None
             raise TooManyFailures(failures, requests, self.budget, self.first_error or "", path)
 
+    @property
+    def guided_regex(self) -> bool:
+        """Whether the backend honours ``GenRequest.regex`` (guided decoding)."""
+        return bool(self.backend.guided_regex)
+
     def generate(self, reqs: Sequence[GenRequest], progress: Progress | None = None) -> list[GenResult]:
+        if not self.backend.guided_regex and any(r.regex is not None for r in reqs):
+            raise ConfigError(
+                f"the {self.backend.name} LLM backend cannot constrain decoding to a regex (guided "
+                "decoding); use the vllm-server, openai (a vLLM server) or ray backend, or turn the "
+                "constraint off"
+            )
         keys = [gen_key(self.model, r) if r.params.cacheable else None for r in reqs]
         return self._run("generate", reqs, keys, self.backend.generate, gen_result_from_dict, progress)
 

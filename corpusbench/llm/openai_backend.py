@@ -72,6 +72,11 @@ class OpenAIBackend(Backend):
             )
         self.model = model
 
+    @property
+    def guided_regex(self) -> bool:  # type: ignore[override]
+        """A vLLM server constrains decoding (``structured_outputs``); a plain OpenAI one cannot."""
+        return self.vllm_extensions
+
     def describe(self) -> dict[str, Any]:
         return {
             "backend": self.name,
@@ -114,6 +119,8 @@ class OpenAIBackend(Backend):
                 b["seed"] = sample_seed(p, req.sample)
             if p.stop:
                 b["stop"] = list(p.stop)
+            if req.regex is not None:  # vLLM's structured outputs (checked by guided_regex first)
+                b["structured_outputs"] = {"regex": req.regex}
             return b
 
         def parse(req: GenRequest, data: dict[str, Any] | None, status: str, error: str | None) -> GenResult:

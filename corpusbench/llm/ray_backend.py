@@ -55,6 +55,7 @@ def parse_urls(base_url: str | Sequence[str]) -> list[str]:
 
 class RayBackend(Backend):
     name: ClassVar[str] = "ray"
+    guided_regex: ClassVar[bool] = True  # each endpoint's OpenAIBackend sends it (vLLM servers)
 
     def __init__(
         self,

@@ -46,13 +46,19 @@ GREEDY = SamplingParams()
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class GenRequest:
-    """Free generation for one rendered prompt; ``sample`` numbers repeated draws of the same prompt."""
+    """Free generation for one rendered prompt; ``sample`` numbers repeated draws of the same prompt.
+
+    ``regex``: guided decoding, the reply must match this regular expression in full (vLLM's
+    structured outputs; part of the cache key when set). Backends that cannot constrain decoding
+    refuse it with a ``ConfigError`` before any call (``Backend.guided_regex``).
+    """
 
     id: str
     prompt: str
     params: SamplingParams = GREEDY
     sample: int = 0
     system: str | None = None
+    regex: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

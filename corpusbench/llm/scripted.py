@@ -36,6 +36,7 @@ Entry = str | Fail | TooLong | Crash
 
 class ScriptedBackend(Backend):
     name: ClassVar[str] = "scripted"
+    guided_regex: ClassVar[bool] = True  # a script entry stands for the constrained reply
 
     def __init__(
         self,
