@@ -242,6 +242,27 @@ def cells_markdown(meta: dict[str, Any], sub: str) -> str:
     return "\n".join([head, "", *rows, "", *tail]).strip()
 
 
+def bins_markdown(meta: dict[str, Any], sub: str, pairs: Counter[int]) -> str:
+    """Pairs per frequency bin of ``sub`` with the 95% Wilson interval an accuracy of 0.5 would have on
+    them (the resolution of that cell), and the bins that had no candidate at all."""
+    from corpusbench.eval.metrics import wilson
+
+    rows = [
+        "Pairs per frequency bin (n) and the 95% Wilson interval of an accuracy of 0.5 on n pairs:",
+        "",
+        "| bin | n | 95% interval at 0.5 |",
+        "|---|---|---|",
+    ]
+    for b, n in sorted(pairs.items()):
+        lo, hi = wilson(n / 2, n)
+        rows.append(f"| {ltswap_bin_label(b)} | {n} | [{lo:.2f}, {hi:.2f}] |")
+    no_cands = [r["bin"] for r in meta.get("funnel") or [] if r["subtask"] == sub and not r["candidates"]]
+    if no_cands and not meta.get("cells"):  # a --per-cell run's cell table names them
+        labels = ", ".join(ltswap_bin_label(b) for b in sorted(no_cands))
+        rows += ["", f"Bins without candidates in this corpus: {labels}."]
+    return "\n".join(rows)
+
+
 def pair_rows(quads: pd.DataFrame, prefix: bool) -> pd.DataFrame:
     """Two minimal pairs per quadruplet: (S1, S1*) and (S2, S2*); with ``prefix``, the corpus sentence
     of the word each sentence contains goes before it (rows without both contexts are left out)."""
@@ -356,7 +377,9 @@ def _configs(
                         "judge": judge,
                         "llm_filter": judge["llm_filter"],
                     },
-                    card_section="\n\n".join(x for x in (judge_md, cells_markdown(meta, sub)) if x),
+                    card_section="\n\n".join(
+                        x for x in (bins_markdown(meta, sub, bins), judge_md, cells_markdown(meta, sub)) if x
+                    ),
                     prompt_hashes=dict(meta["prompts"]),
                     model=model,
                     citations=(LTSWAP_CITATION,),
