@@ -2,7 +2,7 @@
 checks and kept quadruplets per request, for the current writer and for each lever.
 
 ``python -m benchmarks.bench_ltswap_yield [--stats out/demo/stats] [--model DIR] [--groups 5]
-[--pairs 5]``
+[--pairs 5] [--base-url URL]`` (``--base-url``: a running vLLM server instead of starting one)
 
 Words: the first ``--groups`` WordSwap (bin, tag) groups of the seeded draw with 2 words each (so that
 each group can pair), and ``--pairs`` InflectionSwap pairs (both forms). One vLLM CPU server answers.
@@ -12,6 +12,9 @@ Variants (each counted as a run of its own would be: requests, generated tokens,
 - ``retry``: ``base``, then one more request for every sentence that failed the checks, telling the
   writer what was wrong ("the sentence must contain the exact form 'mended'"); its reply replaces the
   failed one when it passes.
+- ``corpus-examples``: writer prompt v4, v3 with 5 plain sentences of the corpus in the system turn.
+- ``guided``: the same prompts under guided decoding (``--force-form``: vLLM structured outputs with
+  ``generation.form_regex``, one sentence that contains the exact form, at most 48 tokens).
 
 Both variants' drafts (WordSwap pairs and InflectionSwap pairs of checked sentences) are judged by
 the run's default filter rule; a draft in both is judged once but counted in each. Writes
@@ -79,11 +82,13 @@ def retry_request(req, reply: str, reason: str, form: str, pos: str):  # type: i
     return replace(req, id=f"retry:{req.id}", prompt=prompt)
 
 
-def outcomes_of(keys, results, pos_of, stats, checker):  # type: ignore[no-untyped-def]
+def outcomes_of(keys, results, pos_of, stats, checker, guided=False):  # type: ignore[no-untyped-def]
     from corpusbench.generators.ltswap.generation import apply_pos_check, word_outcome
 
     return apply_pos_check(
-        {k: word_outcome(results[k], k[0], stats.vocabulary, "en") for k in keys}, pos_of, checker
+        {k: word_outcome(results[k], k[0], stats.vocabulary, "en", guided=guided) for k in keys},
+        pos_of,
+        checker,
     )
 
 
@@ -104,6 +109,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--pairs", type=int, default=5)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--concurrency", type=int, default=16)
+    ap.add_argument("--base-url", default=None, help="a running vLLM server (default: start one)")
     args = ap.parse_args(argv)
     from benchmarks.bench_llm_backends import open_backend
     from corpusbench.generators.ltswap.filtering import draft_item, pick_nonce
@@ -121,7 +127,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     log_dir = RESULTS / "bench_ltswap_yield-logs"
     log_dir.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
-    backend, stop = open_backend("vllm-server", args.model, args.concurrency, 8, log_dir)
+    if args.base_url:
+        from corpusbench.llm.openai_backend import OpenAIBackend
+
+        backend, stop = OpenAIBackend(args.base_url, concurrency=args.concurrency), (lambda: None)
+    else:
+        backend, stop = open_backend("vllm-server", args.model, args.concurrency, 8, log_dir)
     startup = time.perf_counter() - t0
     try:
         llm = CachedLLM(backend, None)
@@ -144,6 +155,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         lever_raw = {
             k: second[k] if k in second and second_out[k].stage == "checked" else first[k] for k in keys
         }
+        guided_reqs = [word_request(k[0], k[1], 96, "en", DEFAULT_WRITER, force_form=True) for k in keys]
+        tok0, t0 = llm.report.tokens_out, time.perf_counter()
+        guided = dict(zip(keys, llm.generate(guided_reqs), strict=True))
+        guided_s, guided_tok = time.perf_counter() - t0, llm.report.tokens_out - tok0
+        guided_out = outcomes_of(keys, guided, pos_of, stats, checker, guided=True)
         variants = {"base": (base_out, first, len(keys), base_tok, base_s)}
         variants["retry"] = (
             lever_out,
@@ -151,6 +167,22 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             len(keys) + len(failed),
             base_tok + retry_tok,
             base_s + retry_s,
+        )
+        variants["guided"] = (guided_out, guided, len(keys), guided_tok, guided_s)
+        from corpusbench.generators.ltswap.candidates import build_candidates
+        from corpusbench.generators.ltswap.generation import writer_examples
+
+        examples = writer_examples(build_candidates(stats)[0], args.seed)
+        v4_reqs = [word_request(k[0], k[1], 96, "en", "v4", examples=examples) for k in keys]
+        tok0, t0 = llm.report.tokens_out, time.perf_counter()
+        v4 = dict(zip(keys, llm.generate(v4_reqs), strict=True))
+        v4_s, v4_tok = time.perf_counter() - t0, llm.report.tokens_out - tok0
+        variants["corpus-examples"] = (
+            outcomes_of(keys, v4, pos_of, stats, checker),
+            v4,
+            len(keys),
+            v4_tok,
+            v4_s,
         )
         rule, nonce = FilterRule(), pick_nonce("blick", stats.vocabulary)
         judged: dict[str, Any] = {}
@@ -186,6 +218,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                     "drafts": len(drafts),
                     "kept": dict(kept),
                     "kept_per_request": round(sum(kept.values()) / requests, 4),
+                    "kept_per_1k_tokens": round(1000 * sum(kept.values()) / max(tokens, 1), 2),
+                    "kept_per_llm_min": round(60 * sum(kept.values()) / max(seconds, 1e-9), 2),
                     "llm_s": round(seconds, 1),
                     "drops": dict(Counter(o.reason for o in outs.values() if o.stage != "checked")),
                 }
@@ -213,6 +247,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "drafts",
         "kept",
         "kept/req",
+        "kept/1k tok",
+        "kept/LLM-min",
         "drops",
     ):
         table.add_column(c, justify="left" if c in ("variant", "drops") else "right")
@@ -227,6 +263,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             str(r["drafts"]),
             str(sum(r["kept"].values())),
             str(r["kept_per_request"]),
+            str(r["kept_per_1k_tokens"]),
+            str(r["kept_per_llm_min"]),
             ", ".join(f"{k} {v}" for k, v in list(r["drops"].items())[:3]),
         )
     Console(width=200).print(table)

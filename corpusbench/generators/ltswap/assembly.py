@@ -107,15 +107,17 @@ def agrswap_drafts(
     lang: str,
     funnel: Funnel,
     rejects: Rejects,
+    guided: bool = False,
 ) -> list[Draft]:
-    """Per (pair, rule) the best stage over its samples is counted; distinct checked samples are all kept."""
+    """Per (pair, rule) the best stage over its samples is counted; distinct checked samples are all kept.
+    ``guided``: the replies came under guided decoding (one cut at max_tokens is no whole pair)."""
     best: dict[tuple[str, str], tuple[int, str]] = {}  # (pair, rule) -> (level, ..)
     bins: dict[str, int] = {}
     seen: set[tuple[str, str]] = set()
     drafts = []
     for p, rule, s in items:
         res = results.get(f"agr:{p.id}:{rule}:{s}")
-        o, cut = agreement_outcome(res, p, rule, vocab, lang)
+        o, cut = agreement_outcome(res, p, rule, vocab, lang, guided)
         bins[p.id] = p.bin
         level = LEVELS.index(o.stage)
         best[(p.id, rule)] = max(best.get((p.id, rule), (0, "")), (level, o.stage))

@@ -1,9 +1,10 @@
 """``--per-cell N``: fill every (subtask, bin) cell with N kept quadruplets, in rounds.
 
 A cell is (subtask, bin); AgreementSwap cells are also split by sentence length (SHORT: SVSHORT,
-ANAPHORSHORT, DET; LONG: SVLONG, ANAPHORLONG). Candidates are drawn per sampling group (WordSwap:
-bin x tag; InflectionSwap: bin x POS; AgreementSwap: noun pairs per bin, shared by the bin's SHORT and
-LONG cells) in each group's seeded order, so a round's draw is a superset of the previous one and a
+ANAPHORSHORT, DET; LONG: SVLONG, ANAPHORLONG) unless ``--agreement-cells bin`` (one cell per bin, all
+rules: the cheap setting of a small release such as the demo). Candidates are drawn per sampling group
+(WordSwap: bin x tag; InflectionSwap: bin x POS; AgreementSwap: noun pairs per bin, shared by the bin's
+SHORT and LONG cells) in each group's seeded order, so a round's draw is a superset of the previous one and a
 rerun replays every round from the LLM cache. After each round the groups of the cells still short
 draw more, sized by the cell's measured yield, until every cell is full, its candidates run out,
 ``--max-per-bin`` (the draw ceiling per group) is reached, or ``MAX_ROUNDS`` rounds have run.
@@ -67,24 +68,61 @@ def group_bin(subtask: str, group: Hashable) -> int:
     return group if subtask == "agrswap" else group[0]  # type: ignore[index,return-value]
 
 
-def cells_of(subtask: str, group: Hashable, rules: Iterable[str]) -> list[Cell]:
+def cells_of(subtask: str, group: Hashable, rules: Iterable[str], by_length: bool = True) -> list[Cell]:
+    """The cells a sampling group's candidates feed (``by_length``: AgreementSwap's SHORT and LONG)."""
     b = group_bin(subtask, group)
-    if subtask != "agrswap":
+    if subtask != "agrswap" or not by_length:
         return [Cell(subtask, b)]
     return [Cell(subtask, b, n) for n in sorted({LENGTH[r] for r in rules}, reverse=True)]
 
 
-def cell_of(subtask: str, bin_: int, rule: str) -> Cell:
-    return Cell(subtask, bin_, LENGTH[rule] if subtask == "agrswap" else "")
+def cell_of(subtask: str, bin_: int, rule: str, by_length: bool = True) -> Cell:
+    return Cell(subtask, bin_, LENGTH[rule] if subtask == "agrswap" and by_length else "")
 
 
-def first_counts(pools: Pools, per_cell: int, ceiling: Ceilings) -> dict[Group, int]:
-    """Round 1: N candidates per group (ceiling and pool size permitting)."""
-    return {
-        (s, g): min(per_cell, _room(ceiling, s, items))
-        for s, groups in pools.items()
-        for g, items in groups.items()
-    }
+def first_counts(
+    pools: Pools, per_cell: int, ceiling: Ceilings, drafts_per: Mapping[str, float] | None = None
+) -> dict[Group, int]:
+    """Round 1: N candidates per group; or, with ``drafts_per`` (drafts one candidate makes, per subtask),
+    N drafts' worth per bin as if every answer passed: spread over the bin's groups, except WordSwap's,
+    which go to the bin's largest (bin, tag) groups (words pair only within one, and more words in a
+    group make more pairs). Later rounds top up the cells that fall short; ceiling and pool permitting."""
+    if drafts_per is None:
+        return {
+            (s, g): min(per_cell, _room(ceiling, s, items))
+            for s, gs in pools.items()
+            for g, items in gs.items()
+        }
+    groups_in_bin: Counter[tuple[str, int]] = Counter(
+        (s, group_bin(s, g)) for s, gs in pools.items() for g in gs
+    )
+    out: dict[Group, int] = {}
+    for s, groups in pools.items():
+        if s == "wordswap":
+            out |= _concentrate(groups, math.ceil(per_cell / drafts_per[s]) + 1, ceiling, s)
+            continue
+        for g, items in groups.items():
+            n = math.ceil(per_cell / groups_in_bin[(s, group_bin(s, g))] / drafts_per[s])
+            out[(s, g)] = min(n, _room(ceiling, s, items))
+    return out
+
+
+def _concentrate(
+    groups: Mapping[Hashable, list[Any]], need: int, ceiling: Ceilings, s: str
+) -> dict[Group, int]:
+    """``need`` words per bin from its largest groups first, never a lone word in a group."""
+    out: dict[Group, int] = {}
+    by_bin: dict[int, list[Hashable]] = {}
+    for g in groups:
+        by_bin.setdefault(group_bin(s, g), []).append(g)
+    for gs in by_bin.values():
+        left = need
+        for g in sorted(gs, key=lambda g: (-len(groups[g]), str(g))):
+            room = _room(ceiling, s, groups[g])
+            n = min(max(left, 2), room) if left > 0 and room >= 2 else 0
+            out[(s, g)] = n
+            left -= n
+    return out
 
 
 def _room(ceiling: Ceilings, subtask: str, items: list[Any]) -> int:
@@ -92,25 +130,40 @@ def _room(ceiling: Ceilings, subtask: str, items: list[Any]) -> int:
     return len(items) if top is None else min(top, len(items))
 
 
-def next_counts(
-    pools: Pools,
-    counts: Mapping[Group, int],
-    kept: Counter[Cell],
-    per_cell: int,
-    ceiling: Ceilings,
-    rules: Iterable[str],
-    rounds_done: int = 1,
-) -> dict[Group, int]:
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RoundState:
+    """Where a ``--per-cell`` run stands after ``rounds`` rounds: the pools, the draw per group, the kept
+    quadruplets per cell, the target N, the draw ceilings and the agreement rules."""
+
+    pools: Pools
+    counts: Mapping[Group, int]
+    kept: Counter[Cell]
+    per_cell: int
+    ceiling: Ceilings
+    rules: tuple[str, ...]
+    rounds: int = 1
+    by_length: bool = True  # AgreementSwap cells split into SHORT and LONG
+
+
+def next_counts(state: RoundState) -> dict[Group, int]:
     """The next round's draw per group: short cells' groups grow by deficit / yield (the cell's, else
     its subtask's; a subtask that kept nothing after round 1 doubles its draw once, and after that
     stops: its LLM answers fail, more of them would too); others stay."""
-    rules = tuple(rules)
+    pools, counts, kept, per_cell, ceiling, rules = (
+        state.pools,
+        state.counts,
+        state.kept,
+        state.per_cell,
+        state.ceiling,
+        state.rules,
+    )
+    rounds_done = state.rounds
     drawn: Counter[Cell] = Counter()
     by_sub: Counter[str] = Counter()
     kept_sub: Counter[str] = Counter()
     for (s, g), n in counts.items():
         by_sub[s] += n
-        for c in cells_of(s, g, rules):
+        for c in cells_of(s, g, rules, state.by_length):
             drawn[c] += n
     for c, n in kept.items():
         kept_sub[c.subtask] += n
@@ -119,15 +172,21 @@ def next_counts(
         room = _room(ceiling, s, pools[s][g])
         if n >= room:
             continue
-        short = [c for c in cells_of(s, g, rules) if kept[c] < per_cell]
+        short = [c for c in cells_of(s, g, rules, state.by_length) if kept[c] < per_cell]
         if not short or (kept_sub[s] == 0 and rounds_done >= STOP_EMPTY_AFTER):
             continue
-        open_groups = sum(
-            1
+        growing = [
+            (s2, g2)
             for (s2, g2), n2 in counts.items()
-            if s2 == s and group_bin(s2, g2) == group_bin(s, g) and n2 < len(pools[s2][g2])
-        )
-        add = 0
+            if s2 == s and group_bin(s2, g2) == group_bin(s, g) and n2 < _room(ceiling, s2, pools[s2][g2])
+        ]
+        if s == "wordswap":  # a WordSwap bin grows the groups it draws from first (pairs form within one)
+            started = [k for k in growing if counts[k] > 0]
+            if n == 0 and started:
+                continue
+            growing = started or growing
+        open_groups = len(growing)
+        add = 2 if s == "wordswap" and n == 0 else 0  # never a lone word in a group
         for c in short:
             if kept_sub[s] == 0:
                 grow = max(n, 1)
@@ -139,17 +198,17 @@ def next_counts(
     return out
 
 
-def reports(
-    pools: Pools,
-    counts: Mapping[Group, int],
-    kept: Counter[Cell],
-    per_cell: int,
-    ceiling: Ceilings,
-    rules: Iterable[str],
-    rounds: int,
-) -> list[CellReport]:
+def reports(state: RoundState) -> list[CellReport]:
     """Every cell of the requested subtasks that has candidates, plus the bins without any."""
-    rules = tuple(rules)
+    pools, counts, kept, per_cell, ceiling, rules, rounds = (
+        state.pools,
+        state.counts,
+        state.kept,
+        state.per_cell,
+        state.ceiling,
+        state.rules,
+        state.rounds,
+    )
     drawn: Counter[Cell] = Counter()
     left: Counter[Cell] = Counter()
     capped: dict[Cell, bool] = {}
@@ -157,7 +216,7 @@ def reports(
     for c, n in kept.items():
         kept_sub[c.subtask] += n
     for (s, g), n in counts.items():
-        for c in cells_of(s, g, rules):
+        for c in cells_of(s, g, rules, state.by_length):
             drawn[c] += n
             left[c] += len(pools[s][g]) - n
             capped[c] = capped.get(c, True) and n >= _room(ceiling, s, pools[s][g])

@@ -140,6 +140,11 @@ def ltswap(
         help="Kept quadruplets wanted per (subtask, bin) cell (AgreementSwap: also SHORT/LONG): draws more "
         "in rounds for the cells still short; --max-per-bin is then the draw ceiling per group.",
     ),
+    agreement_cells: str = typer.Option(
+        "length",
+        "--agreement-cells",
+        help="--per-cell's AgreementSwap cells: length (bin x SHORT/LONG) or bin (one per bin, all rules).",
+    ),
     plan_only: bool = typer.Option(
         False,
         "--plan",
@@ -161,6 +166,13 @@ def ltswap(
         DEFAULT_WRITER,
         "--writer-prompt",
         help="Sentence prompt: v3 (fixed system turn + the word, prefix-cached), v2 (one turn).",
+    ),
+    force_form: str = typer.Option(
+        "",
+        "--force-form",
+        help="Guided decoding for these subtasks (comma-separated; English; vLLM servers, another backend is "
+        "an error): wordswap/inflswap put each form in a frame per tag, agrswap opens both agreement "
+        "sentences with their noun. Measured: helps inflswap and agrswap, not wordswap.",
     ),
     pos_check: bool = typer.Option(
         True,
@@ -195,10 +207,12 @@ def ltswap(
         seed=seed,
         max_per_bin=parse_caps(max_per_bin),
         per_cell=parse_per_cell(per_cell),
+        agreement_cells=agreement_cells,
         pairs_per_word=pairs_per_word,
         agreement_samples=agreement_samples,
         max_tokens=max_tokens,
         writer_prompt=writer_prompt,
+        force_form=force_form,
         check_pos=pos_check,
         confirm_inflections=confirm,
         llm_filter=llm_filter,

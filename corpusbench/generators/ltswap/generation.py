@@ -6,12 +6,14 @@ A ``Draft`` is a quadruplet before the LLM filter: two checked sentences with th
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from corpusbench.errors import ConfigError
 from corpusbench.generators.ltswap import prompting
 from corpusbench.generators.ltswap.agreement import check_agreement
-from corpusbench.generators.ltswap.checks import check_sentence, render
+from corpusbench.generators.ltswap.checks import check_sentence, detokenise, render
 from corpusbench.generators.ltswap.parsing import extract_pair, extract_sentence
 from corpusbench.generators.ltswap.records import Candidate, InflectionPair, Parsed
 from corpusbench.llm.records import ChoiceRequest, GenRequest, GenResult, SamplingParams
@@ -62,14 +64,89 @@ class Outcome:
 
 
 # ---- requests ---------------------------------------------------------------------------------
+GUIDED_MAX_TOKENS = 48  # a guided reply is one short sentence
+_END = ".!?"
+_REST = rf"([ ,;:'][^\n{_END}]*)?[{_END}]"  # the rest of the sentence after the form, one final stop
+_WORD = "[a-z]+"
+_LEAD = "[A-Z][a-z]*( [A-Za-z',-]+){0,6}"  # a capitalised sentence start of at most 7 words
+_DET = "(The|A|An|This|That|These|Those|His|Her|My|Our|Their|Every|No|Some|Many|Two)"
+# where the form goes, per tag: the writer follows such a frame naturally (a free position let the model
+# write "saw" for "see" and then never reach the form: benchmarks/bench_ltswap_yield.py, docs/ltswap.md)
+FRAMES = {
+    "NN": rf"{_DET}( {_WORD})? {{f}}",
+    "NNS": rf"{_DET}( {_WORD})? {{f}}",
+    "VB": rf"{_LEAD} (to|will|can|must|shall|may|should|would|could|not) {{f}}",
+    "VBD": rf"{_LEAD} {{f}}",
+    "VBG": rf"{_LEAD} (is|are|was|were|am|be|been) {{f}}",
+    "VBZ": rf"(He|She|It|The {_WORD}) {{f}}",
+}
+
+
+def form_regex(form: str, tag: str) -> str:
+    """One English sentence that holds ``form`` exactly, as a whole word, in the place ``FRAMES`` gives its
+    tag (after a determiner, a modal, an auxiliary, a subject), the rest free up to one final ``.!?``. No
+    lookaround and only small bounded repeats, so vLLM's regex engines (xgrammar, outlines, guidance)
+    compile it at once."""
+    if tag not in FRAMES:
+        raise ConfigError(f"--force-form: no sentence frame for tag {tag!r} (English only)")
+    return FRAMES[tag].replace("{f}", re.escape(form)) + _REST
+
+
+def pair_regex(singular: str, plural: str) -> str:
+    """The agreement prompts' answer format: each line's sentence opens with its noun after a determiner
+    (``The dog barks.`` / ``These dogs bark.``)."""
+    sg, pl = re.escape(singular), re.escape(plural)
+    return rf"Singular: (The|This|That|A|An) {sg}{_REST}" + r"\n" + rf"Plural: (The|These|Those) {pl}{_REST}"
+
+
 def word_request(
-    form: str, tag: str, max_tokens: int, lang: str = "en", writer: str = prompting.DEFAULT_WRITER
+    form: str,
+    tag: str,
+    max_tokens: int,
+    lang: str = "en",
+    writer: str = prompting.DEFAULT_WRITER,
+    force_form: bool = False,
+    examples: tuple[str, ...] = (),
 ) -> GenRequest:
+    """The writer's request for one sentence with ``form``; ``force_form``: guided decoding keeps
+    the exact form in its tag's frame (``form_regex``), at most ``GUIDED_MAX_TOKENS``."""
     system, prompt = prompting.writer_turns(
-        writer, word=form, pos_desc=prompting.POS_DESCRIPTIONS[tag], lang=lang
+        writer, word=form, pos_desc=prompting.POS_DESCRIPTIONS[tag], lang=lang, examples=examples
     )
+    if force_form:
+        params = SamplingParams(max_tokens=min(max_tokens, GUIDED_MAX_TOKENS))
+        return GenRequest(
+            id=f"word:{form}/{tag}", prompt=prompt, system=system, params=params, regex=form_regex(form, tag)
+        )
     return GenRequest(
         id=f"word:{form}/{tag}", prompt=prompt, system=system, params=SamplingParams(max_tokens=max_tokens)
+    )
+
+
+EXAMPLES = 5  # corpus sentences a v4 writer prompt shows
+EXAMPLE_TOKENS = (8, 16)  # their length range, in tokens
+
+
+def writer_examples(cands: Sequence[Candidate], seed: int, k: int = EXAMPLES) -> tuple[str, ...]:
+    """``k`` corpus sentences for the writer's system turn (v4): plain candidates' context sentences of
+    8-16 tokens (lower-case words), a seeded sample in a stable order; the same for every word of a run."""
+    lo, hi = EXAMPLE_TOKENS
+
+    def plain(c: str) -> bool:  # lower-case words and commas between a capital and a final stop
+        toks = c.split(" ")
+        inner = [t for t in toks[1:-1] if t != ","]
+        return (
+            lo <= len(toks) <= hi
+            and toks[0].isalpha()
+            and toks[-1] in (".", "?", "!")
+            and all(t.isalpha() and t.islower() for t in inner)
+        )
+
+    pool = sorted({c for cand in cands for c in cand.contexts if plain(c)})
+    if not pool:
+        return ()
+    return tuple(
+        detokenise(c) for c in random.Random(f"{seed}:writer-examples").sample(pool, min(k, len(pool)))
     )
 
 
@@ -88,11 +165,26 @@ def same_lemma_requests(pair: InflectionPair) -> list[ChoiceRequest]:
 
 
 def agreement_request(
-    pair: InflectionPair, rule: str, sample: int, temperature: float, seed: int, max_tokens: int
+    pair: InflectionPair,
+    rule: str,
+    sample: int,
+    temperature: float,
+    seed: int,
+    max_tokens: int,
+    force_form: bool = False,
 ) -> GenRequest:
+    """One (noun pair, rule, sample) minimal pair; ``force_form``: guided decoding (``pair_regex``)."""
     prompt = prompting.render(prompting.AGREEMENT[rule], singular=pair.form1, plural=pair.form2)
+    if force_form:
+        max_tokens = min(max_tokens, 2 * GUIDED_MAX_TOKENS)
     params = SamplingParams(temperature=temperature, seed=seed, max_tokens=max_tokens)
-    return GenRequest(id=f"agr:{pair.id}:{rule}:{sample}", prompt=prompt, params=params, sample=sample)
+    return GenRequest(
+        id=f"agr:{pair.id}:{rule}:{sample}",
+        prompt=prompt,
+        params=params,
+        sample=sample,
+        regex=pair_regex(pair.form1, pair.form2) if force_form else None,
+    )
 
 
 # ---- checks -----------------------------------------------------------------------------------
@@ -126,10 +218,17 @@ class PosChecker:
 
 
 def word_outcome(
-    result: GenResult | None, form: str, vocab: Mapping[str, int], lang: str, forbidden: tuple[str, ...] = ()
+    result: GenResult | None,
+    form: str,
+    vocab: Mapping[str, int],
+    lang: str,
+    forbidden: tuple[str, ...] = (),
+    guided: bool = False,
 ) -> Outcome:
     if result is None or not result.ok:
         return Outcome("none", "llm_" + (result.status if result else "missing"))
+    if guided and result.finish_reason == "length":  # the regex never closed: no whole sentence
+        return Outcome("generated", "cut_off")
     text, reason = extract_sentence(result.text, form, lang)
     if text is None:
         return Outcome("generated", reason)
@@ -157,10 +256,17 @@ def apply_pos_check(
 
 
 def agreement_outcome(
-    result: GenResult | None, pair: InflectionPair, rule: str, vocab: Mapping[str, int], lang: str
+    result: GenResult | None,
+    pair: InflectionPair,
+    rule: str,
+    vocab: Mapping[str, int],
+    lang: str,
+    guided: bool = False,
 ) -> tuple[Outcome, tuple[Parsed, Parsed] | None]:
     if result is None or not result.ok:
         return Outcome("none", "llm_" + (result.status if result else "missing")), None
+    if guided and result.finish_reason == "length":
+        return Outcome("generated", "cut_off"), None
     sents, reason = extract_pair(result.text, pair.form1, pair.form2, lang)
     if sents is None:
         return Outcome("generated", reason), None

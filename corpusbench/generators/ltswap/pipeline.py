@@ -36,6 +36,7 @@ from corpusbench.generators.ltswap.generation import (
     same_lemma_requests,
     word_outcome,
     word_request,
+    writer_examples,
 )
 from corpusbench.generators.ltswap.judging import FilterRule, judge_items
 from corpusbench.generators.ltswap.lexicon import EnglishLexicon
@@ -67,6 +68,9 @@ class LLM(Protocol):
     def describe(self) -> dict[str, Any]: ...
 
 
+FORCE_FORM = SUBTASKS  # what --force-form can guide
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LtswapParams:
     lang: str = "en"
@@ -90,6 +94,12 @@ class LtswapParams:
     # fill every (subtask, bin[, SHORT/LONG]) cell with this many kept quadruplets, in rounds (cells.py);
     # max_per_bin is then the draw ceiling per sampling group. None: one round of max_per_bin draws
     per_cell: int | None = None
+    agreement_cells: str = "length"  # per_cell's AgreementSwap cells: (bin, SHORT/LONG), or "bin" alone
+    # guided decoding (vLLM servers, English) for these subtasks: WordSwap/InflectionSwap forms go in a frame
+    # per tag (generation.form_regex), both agreement sentences open with their noun (pair_regex). Measured
+    # (benchmarks/bench_ltswap_yield.py): it rescues InflectionSwap and AgreementSwap sentences whose form
+    # the writer changed; on WordSwap it loses more sentences to unseen words than it saves
+    force_form: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         # the release's spellings (inflectionswap, agreementswap) name the same subtasks
@@ -127,6 +137,14 @@ class LtswapParams:
             isinstance(self.per_cell, bool) or not isinstance(self.per_cell, int) or self.per_cell < 1
         ):
             raise ConfigError(f"--per-cell must be a whole number of at least 1 (got {self.per_cell!r})")
+        if self.agreement_cells not in ("length", "bin"):
+            raise ConfigError(f"--agreement-cells must be length or bin (got {self.agreement_cells!r})")
+        if isinstance(self.force_form, str):
+            object.__setattr__(self, "force_form", tuple(x for x in self.force_form.split(",") if x))
+        if bad := set(self.force_form) - set(FORCE_FORM):
+            raise ConfigError(f"--force-form: unknown {sorted(bad)}; choose from {', '.join(FORCE_FORM)}")
+        if self.force_form and self.lang != "en":
+            raise ConfigError(f"--force-form: sentence frames exist for English only, not --lang {self.lang}")
         if self.agreement_samples < 1 or self.pairs_per_word < 1:
             raise ConfigError("--agreement-samples and --pairs-per-word must be at least 1")
 
@@ -154,6 +172,7 @@ class LtswapPlan:
     agr: list[InflectionPair]
     pools: dict[str, dict[Any, list[Any]]] = field(default_factory=dict)  # subtask -> group -> draw order
     counts: dict[cellmod.Group, int] = field(default_factory=dict)  # the draw per group
+    examples: tuple[str, ...] = ()  # corpus sentences in the writer's system turn (writer prompt v4)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -194,9 +213,21 @@ def draw(
 
 
 def first_counts(params: LtswapParams, pools: Mapping[str, Mapping[Any, list[Any]]]) -> dict[Any, int]:
-    """The (first round's) draw per group: N per group under --per-cell, else the subtask's cap."""
+    """The (first round's) draw per group: under --per-cell N drafts' worth per bin spread over its
+    groups, else the subtask's cap."""
     if params.per_cell is not None:
-        return cellmod.first_counts(pools, params.per_cell, ceilings(params))
+        by_length = params.agreement_cells == "length"
+        rules = (
+            len(params.rules)
+            if not by_length
+            else min(Counter(cellmod.LENGTH[r] for r in params.rules).values())
+        )
+        drafts_per = {  # a WordSwap word joins pairs_per_word drafts, each shared by two words
+            "wordswap": params.pairs_per_word / 2,
+            "inflswap": 1.0,
+            "agrswap": float(rules * params.agreement_samples),
+        }
+        return cellmod.first_counts(pools, params.per_cell, ceilings(params), drafts_per)
     return {
         (s, g): len(items) if params.cap(s) is None else min(params.cap(s), len(items))  # type: ignore[type-var]
         for s, groups in pools.items()
@@ -268,7 +299,9 @@ def plan_ltswap(stats: CorpusStats, params: LtswapParams, progress: Progress | N
     pools = item_pools(params, cands)
     counts = first_counts(params, pools)
     words, infl, agr = draw(pools, counts)
+    examples = writer_examples(cands, params.seed) if writer(params.writer_prompt).examples else ()
     return LtswapPlan(
+        examples=examples,
         pools=pools,
         counts=counts,
         vocab=vocab,
@@ -290,9 +323,12 @@ class Attempt:
     rejects: list[dict[str, Any]]
     nonce: str
     rule: FilterRule
+    by_length: bool = True  # AgreementSwap cells split into SHORT and LONG
 
     def kept_per_cell(self) -> Counter[cellmod.Cell]:
-        return Counter(cellmod.cell_of(s, q.bin, q.rule) for s, qs in self.quads.items() for q in qs)
+        return Counter(
+            cellmod.cell_of(s, q.bin, q.rule, self.by_length) for s, qs in self.quads.items() for q in qs
+        )
 
 
 def run_ltswap(
@@ -368,21 +404,33 @@ def _fill_cells(
         log.info("ltswap round %d: %s", len(rounds), rounds[-1])
 
     def all_cells(c: Mapping[cellmod.Group, int]) -> set[cellmod.Cell]:
-        return {cell for (s, g) in c for cell in cellmod.cells_of(s, g, params.rules)}
+        return {
+            cell
+            for (s, g) in c
+            for cell in cellmod.cells_of(s, g, params.rules, params.agreement_cells == "length")
+        }
+
+    def state(done: int) -> cellmod.RoundState:
+        return cellmod.RoundState(
+            pools=plan.pools,
+            counts=counts,
+            kept=attempt.kept_per_cell(),
+            per_cell=params.per_cell,  # type: ignore[arg-type]
+            ceiling=top,
+            rules=tuple(params.rules),
+            rounds=done,
+            by_length=params.agreement_cells == "length",
+        )
 
     record(attempt)
     while len(rounds) < cellmod.MAX_ROUNDS:
-        nxt = cellmod.next_counts(
-            plan.pools, counts, attempt.kept_per_cell(), params.per_cell, top, params.rules, len(rounds)
-        )
+        nxt = cellmod.next_counts(state(len(rounds)))
         if not cellmod.grew(counts, nxt):
             break
         counts = nxt
         attempt = _attempt(plan, llm, params, *draw(plan.pools, counts), progress)
         record(attempt)
-    cells = cellmod.reports(
-        plan.pools, counts, attempt.kept_per_cell(), params.per_cell, top, params.rules, len(rounds)
-    )
+    cells = cellmod.reports(state(len(rounds)))
     return attempt, cells, rounds
 
 
@@ -418,23 +466,39 @@ def _attempt(
     # generation: one batch for all subtasks (identical prompts share one call through the cache)
     pos_of = word_slots(words, infl)
     word_keys = sorted(pos_of)
-    reqs = [word_request(f, t, params.max_tokens, params.lang, params.writer_prompt) for f, t in word_keys]
+    forced = set(params.force_form)
+    guided_agr = "agrswap" in forced
+    ws_keys = {(w.form, w.tag) for w in words} if "wordswap" in forced else set()
+    is_keys = (
+        {k for p in infl for k in ((p.form1, p.tag1), (p.form2, p.tag2))} if "inflswap" in forced else set()
+    )
+    guided = {k: k in ws_keys or k in is_keys for k in word_keys}  # a form both use: guided if either is
+    reqs = [
+        word_request(
+            f, t, params.max_tokens, params.lang, params.writer_prompt, guided[(f, t)], plan.examples
+        )
+        for f, t in word_keys
+    ]
     agr_items = [(p, rule, s) for p in agr for rule in params.rules for s in range(params.agreement_samples)]
     reqs += [
-        agreement_request(p, rule, s, params.agreement_temperature, params.seed, params.max_tokens + 64)
+        agreement_request(
+            p, rule, s, params.agreement_temperature, params.seed, params.max_tokens + 64, guided_agr
+        )
         for p, rule, s in agr_items
     ]
     results = dict(zip([r.id for r in reqs], llm.generate(reqs, _bar(progress, "generate")), strict=True))
     raw = {k: results.get(f"word:{k[0]}/{k[1]}") for k in word_keys}
     checker = PosChecker(params.lang) if params.check_pos and word_keys else None
     outcomes = apply_pos_check(
-        {k: word_outcome(raw[k], k[0], vocab, params.lang) for k in word_keys}, pos_of, checker
+        {k: word_outcome(raw[k], k[0], vocab, params.lang, guided=guided[k]) for k in word_keys},
+        pos_of,
+        checker,
     )
     drafts = wordswap_drafts(
         words, outcomes, raw, params.pairs_per_word, params.seed, params.lang, funnel, rejects
     )
     drafts += inflswap_drafts(infl, outcomes, raw, params.lang, funnel, rejects)
-    drafts += agrswap_drafts(agr_items, results, vocab, params.lang, funnel, rejects)
+    drafts += agrswap_drafts(agr_items, results, vocab, params.lang, funnel, rejects, guided_agr)
 
     # the LLM filter: 4 prompts per draft under the run's rule
     nonce = pick_nonce(params.nonce, vocab)
@@ -451,4 +515,5 @@ def _attempt(
             funnel.drop(d.subtask, d.bin, j.reason)
     for s in quads:
         quads[s].sort(key=lambda q: (q.bin, q.rule, q.w1, q.w2, q.id))
-    return Attempt(quads=quads, funnel=funnel, rejects=rejects, nonce=nonce, rule=rule)
+    by_length = params.agreement_cells == "length"
+    return Attempt(quads=quads, funnel=funnel, rejects=rejects, nonce=nonce, rule=rule, by_length=by_length)

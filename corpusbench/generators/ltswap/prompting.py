@@ -40,19 +40,23 @@ class WriterPrompt:
     system: str | None
     user: str
     user_lang: str  # fr/de
+    examples: bool = False  # the system turn shows a few of the corpus's own sentences
 
 
 WORD_V3_SYSTEM = "ltswap/word_sentence_system.v3"
 WORD_V3 = "ltswap/word_sentence.v3"
+WORD_V4_SYSTEM = "ltswap/word_sentence_system.v4"
 WRITERS = {
     # v2: everything in one user turn (the model's own default system prompt goes before it)
     "v2": WriterPrompt(None, WORD, WORD_LANG),
     # v3: the instructions in a fixed system turn, the word alone in the user turn (3.8x fewer new prompt
     # tokens per sentence on a prefix-caching server: benchmarks/bench_writer_prompts.py, docs/ltswap.md)
     "v3": WriterPrompt(WORD_V3_SYSTEM, WORD_V3, WORD_V3),
+    # v4: v3 with a few corpus sentences in the system turn (words the corpus has; still prefix-cached)
+    "v4": WriterPrompt(WORD_V4_SYSTEM, WORD_V3, WORD_V3, examples=True),
 }
 DEFAULT_WRITER = "v3"
-ALL = (WORD, SAME_LEMMA, *AGREEMENT.values(), WORD_LANG, *JUDGE, WORD_V3, WORD_V3_SYSTEM)
+ALL = (WORD, SAME_LEMMA, *AGREEMENT.values(), WORD_LANG, *JUDGE, WORD_V3, WORD_V3_SYSTEM, WORD_V4_SYSTEM)
 
 POS_DESCRIPTIONS = {
     "NN": "noun",
@@ -80,15 +84,19 @@ def writer(name: str) -> WriterPrompt:
     return WRITERS[name]
 
 
-def writer_turns(name: str, *, word: str, pos_desc: str, lang: str) -> tuple[str | None, str]:
-    """(system turn or None, user turn) asking writer prompt ``name`` for a sentence with ``word``."""
+def writer_turns(
+    name: str, *, word: str, pos_desc: str, lang: str, examples: tuple[str, ...] = ()
+) -> tuple[str | None, str]:
+    """(system turn or None, user turn) asking writer prompt ``name`` for a sentence with ``word``;
+    ``examples``: the corpus sentences of a writer that shows some (v4)."""
     w = writer(name)
     language = LANGUAGE_NAMES[lang]
     if w.system is None:
         if lang == "en":
             return None, render(w.user, word=word, pos_desc=pos_desc)
         return None, render(w.user_lang, word=word, pos_desc=pos_desc, language=language)
-    return render(w.system, language=language), render(
+    extra = {"examples": examples} if w.examples else {}
+    return render(w.system, language=language, **extra), render(
         w.user if lang == "en" else w.user_lang, word=word, pos_desc=pos_desc
     )
 

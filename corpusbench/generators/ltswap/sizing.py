@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from corpusbench.errors import BackendError
+from corpusbench.errors import BackendError, ConfigError
 from corpusbench.generators.ltswap import cells as cellmod
 from corpusbench.generators.ltswap.generation import word_request
 from corpusbench.generators.ltswap.judging import FilterRule, JudgeItem
@@ -56,7 +56,7 @@ def _yield(subtask: str, params: Any, cell: cellmod.Cell) -> float:
         return p * 0.5 * params.pairs_per_word * JUDGE_KEEP
     if subtask == "inflswap":
         return p * p * JUDGE_KEEP
-    rules = sum(1 for r in params.rules if cellmod.LENGTH[r] == cell.length)
+    rules = sum(1 for r in params.rules if not cell.length or cellmod.LENGTH[r] == cell.length)
     return rules * params.agreement_samples * p * JUDGE_KEEP
 
 
@@ -71,7 +71,7 @@ def expected_counts(params: Any, pools: cellmod.Pools, counts: Mapping[cellmod.G
         groups_in_bin = sum(1 for g2 in pools[s] if cellmod.group_bin(s, g2) == cellmod.group_bin(s, g))
         need = max(
             math.ceil(params.per_cell / max(_yield(s, params, c), cellmod.MIN_YIELD) / groups_in_bin)
-            for c in cellmod.cells_of(s, g, params.rules)
+            for c in cellmod.cells_of(s, g, params.rules, params.agreement_cells == "length")
         )
         top = params.cap(s)
         out[(s, g)] = max(n, min(need, len(items), top if top is not None else len(items)))
@@ -110,7 +110,14 @@ def time_backend(backend: Any, params: Any, words: Sequence[Any], nonce: str) ->
     """Send ``TIMED`` writer and ``TIMED`` judge requests straight to ``backend`` (uncached), after one
     untimed request of each kind (a fresh server's first requests pay its warm-up)."""
     forms = [(w.form, w.tag) for w in words[:TIMED]] or [("word", "NN")] * TIMED
-    reqs = [word_request(f, t, params.max_tokens, params.lang, params.writer_prompt) for f, t in forms]
+    guided = "wordswap" in params.force_form
+    if params.force_form and not backend.guided_regex:
+        raise ConfigError(
+            f"--force-form: the {backend.name} LLM backend cannot constrain decoding to a regex"
+        )
+    reqs = [
+        word_request(f, t, params.max_tokens, params.lang, params.writer_prompt, guided) for f, t in forms
+    ]
     backend.generate(reqs[:1])  # warm-up, untimed
     t0 = time.perf_counter()
     gens = backend.generate(reqs)

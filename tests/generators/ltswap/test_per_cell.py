@@ -16,6 +16,13 @@ from tests.generators.ltswap.test_pipeline import RuleLLM
 PARAMS = LtswapParams(per_cell=2, max_per_bin=200, rules=("SVSHORT", "SVLONG"), seed=0)
 
 
+def _build(stats, out, *args):
+    """``ltswap build`` on the slice's stats into ``out``, with ``args`` after the common ones."""
+    return CliRunner().invoke(
+        app, ["ltswap", "build", "x", "--stats", str(stats.path), "--out", str(out), *args]
+    )
+
+
 def _kept(res):
     return Counter(cell_of(s, q.bin, q.rule) for s, qs in res.quadruplets.items() for q in qs)
 
@@ -85,20 +92,7 @@ def test_rerun_repeats_no_call_and_a_killed_run_resumes(filled, slice_stats, tmp
 
 @pytest.mark.parametrize("bad", ["0", "-1", "x", "2.5"])
 def test_cli_bad_per_cell(bad, tmp_path, slice_stats):
-    r = CliRunner().invoke(
-        app,
-        [
-            "ltswap",
-            "build",
-            "x",
-            "--stats",
-            str(slice_stats.path),
-            "--out",
-            str(tmp_path / "o"),
-            "--per-cell",
-            bad,
-        ],
-    )
+    r = _build(slice_stats, tmp_path / "o", "--per-cell", bad)
     assert r.exit_code == 2, r.output
     assert (
         r.output.strip()
@@ -115,23 +109,8 @@ def test_params_per_cell():
 
 
 def test_cli_prints_the_cells(slice_stats, tmp_path):
-    r = CliRunner().invoke(
-        app,
-        [
-            "ltswap",
-            "build",
-            "x",
-            "--stats",
-            str(slice_stats.path),
-            "--out",
-            str(tmp_path / "o"),
-            "--llm-backend",
-            "scripted",
-            "--per-cell",
-            "1",
-            "--subtasks",
-            "wordswap",
-        ],
+    r = _build(
+        slice_stats, tmp_path / "o", "--llm-backend", "scripted", "--per-cell", "1", "--subtasks", "wordswap"
     )
     assert r.exit_code == 0, r.output
     assert "cells after 2 round(s)" in r.output and "shortfall" in r.output and "cells full" in r.output

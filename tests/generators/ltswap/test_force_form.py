@@ -1,0 +1,124 @@
+"""``--force-form``: guided decoding that keeps the exact word form in each writer sentence."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from corpusbench.errors import ConfigError
+from corpusbench.generators.ltswap.generation import (
+    GUIDED_MAX_TOKENS,
+    agreement_request,
+    form_regex,
+    pair_regex,
+    word_outcome,
+    word_request,
+)
+from corpusbench.generators.ltswap.pipeline import LtswapParams, run_ltswap
+from corpusbench.generators.ltswap.records import InflectionPair
+from corpusbench.llm.cache import CachedLLM
+from corpusbench.llm.records import GenResult
+from tests.generators.ltswap.test_pipeline import RuleLLM
+
+
+@pytest.mark.parametrize(
+    ("form", "tag", "text", "ok"),
+    [
+        ("see", "VB", "I will see the sun.", True),
+        ("see", "VB", "The old men who live here can see it, now!", True),
+        ("see", "VB", "I saw the sun.", False),  # another form
+        ("see", "VB", "I will see it. Then I slept.", False),  # one sentence only
+        ("see", "VB", "I will see it", False),  # no final stop
+        ("mended", "VBD", "She mended the coat.", True),
+        ("mended", "VBD", "She recommended the coat.", False),  # inside another word
+        ("mending", "VBG", "They were mending nets.", True),
+        ("mends", "VBZ", "The tailor mends coats.", True),
+        ("thing", "NN", "The old thing broke.", True),
+        ("thing", "NN", "The toys broke.", False),
+        ("sparrows", "NNS", "These sparrows sing at dawn.", True),
+        ("sparrows", "NNS", "The sparrows'\nnest.", False),
+    ],
+)
+def test_form_regex(form, tag, text, ok):
+    assert bool(re.fullmatch(form_regex(form, tag), text)) is ok
+
+
+def test_form_regex_escapes_the_form_and_knows_its_tags():
+    assert re.fullmatch(form_regex("o'er", "VBD"), "The lark flew o'er the hill.")
+    assert not re.fullmatch(form_regex("a.b", "NN"), "The axb broke.")
+    with pytest.raises(ConfigError, match="no sentence frame for tag 'VINF'"):
+        form_regex("manger", "VINF")
+
+
+def test_pair_regex():
+    rx = pair_regex("dog", "dogs")
+    assert re.fullmatch(rx, "Singular: The dog barks.\nPlural: The dogs bark.")
+    assert re.fullmatch(rx, "Singular: This dog is good.\nPlural: These dogs are good.")
+    assert not re.fullmatch(rx, "Singular: The cat meows.\nPlural: The dogs bark.")
+    assert not re.fullmatch(rx, "The dog barks.\nThe dogs bark.")
+
+
+def test_requests_carry_the_regex_only_when_forced():
+    plain, forced = word_request("mended", "VBD", 96), word_request("mended", "VBD", 96, force_form=True)
+    assert plain.regex is None and plain.params.max_tokens == 96
+    assert forced.regex == form_regex("mended", "VBD") and forced.params.max_tokens == GUIDED_MAX_TOKENS
+    assert (forced.prompt, forced.system, forced.id) == (plain.prompt, plain.system, plain.id)
+    pair = InflectionPair(
+        lemma="dog", pos="NOUN", form1="dog", tag1="NN", freq1=3, form2="dogs", tag2="NNS", freq2=2, bin=2
+    )
+    agr = agreement_request(pair, "SVSHORT", 0, 0.5, 0, 160, force_form=True)
+    assert agr.regex == pair_regex("dog", "dogs") and agr.params.max_tokens == 2 * GUIDED_MAX_TOKENS
+    assert agreement_request(pair, "SVSHORT", 0, 0.5, 0, 160).regex is None
+
+
+def test_guided_reply_cut_at_max_tokens_is_dropped():
+    cut = GenResult(id="w", status="ok", text="Gleaning is the act of", finish_reason="length")
+    assert word_outcome(cut, "glean", {}, "en", guided=True).reason == "cut_off"
+    assert word_outcome(cut, "glean", {}, "en").reason == "target_missing"  # unguided: as before
+
+
+class NoGuideLLM(RuleLLM):
+    name = "noguide"
+    guided_regex = False
+
+
+class RecordingLLM(RuleLLM):
+    """Keeps every generation request (with its regex)."""
+
+    def __init__(self):
+        super().__init__()
+        self.requests = []
+
+    def generate(self, reqs, on_result=None):
+        self.requests += list(reqs)
+        return super().generate(reqs, on_result)
+
+
+def test_force_form_is_english_only():
+    with pytest.raises(ConfigError, match="English only"):
+        LtswapParams(lang="fr", force_form=("wordswap",))
+    with pytest.raises(ConfigError, match="unknown"):
+        LtswapParams(force_form=("nouns",))
+    assert LtswapParams(lang="fr").force_form == () and LtswapParams(
+        force_form="wordswap,agrswap"
+    ).force_form == (
+        "wordswap",
+        "agrswap",
+    )
+
+
+def test_forced_run_sends_each_word_its_regex(slice_stats, tmp_path):
+    backend = RecordingLLM()
+    params = LtswapParams(max_per_bin=2, subtasks=("wordswap",), force_form=("wordswap",))
+    res = run_ltswap(slice_stats, CachedLLM(backend, None), params, tmp_path / "a")
+    assert res.manifest["parameters"]["force_form"] == ("wordswap",) and res.quadruplets["wordswap"]
+    sent = backend.requests
+    assert sent and all(r.regex == form_regex(*r.id[5:].rsplit("/", 1)) for r in sent)
+
+
+def test_forced_on_a_backend_that_cannot_is_a_one_line_error(slice_stats, tmp_path):
+    params = LtswapParams(max_per_bin=1, subtasks=("agrswap",), force_form=("agrswap",))
+    with pytest.raises(ConfigError, match="noguide LLM backend cannot constrain decoding") as e:
+        run_ltswap(slice_stats, CachedLLM(NoGuideLLM(), None), params, tmp_path / "c")
+    assert "\n" not in str(e.value)
