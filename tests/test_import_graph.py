@@ -145,7 +145,19 @@ def test_no_import_cycles() -> None:
 #: (``families``) is in the core layer: every layer above asks it, it imports only ``errors``, and the
 #: families' hooks into ``publish`` and ``eval`` are ``"module:attr"`` strings, loaded when called.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("", "aliases", "assets", "console", "errors", "families", "imports", "io", "procs", "provenance"),
+    (
+        "",
+        "aliases",
+        "assets",
+        "console",
+        "errors",
+        "families",
+        "imports",
+        "intervals",
+        "io",
+        "procs",
+        "provenance",
+    ),
     ("corpus", "llm", "prompts"),
     ("generators",),
     ("publish",),

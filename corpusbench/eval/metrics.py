@@ -20,23 +20,13 @@ from typing import Any
 import numpy as np
 
 from corpusbench.eval.records import PairScore
+from corpusbench.intervals import Z95 as Z95  # re-exported, as wilson: they live below eval and publish
+from corpusbench.intervals import wilson as wilson
 
-Z95 = 1.959963984540054  # the 97.5% standard normal quantile
 INTERVAL = (
     "95% Wilson score interval for one proportion; for a score that averages cells (LT-Swap score, bin, "
     "subtask; FIT-CLAMS score), the MOVER combination of the cells' Wilson limits (Zou & Donner 2008)"
 )
-
-
-def wilson(k: float, n: int, z: float = Z95) -> tuple[float, float]:
-    """Wilson score interval of the proportion k/n (Wilson 1927; Newcombe 1998, method 3); NaN when n = 0."""
-    if n <= 0:
-        return float("nan"), float("nan")
-    p = k / n
-    den = 1 + z * z / n
-    mid = (p + z * z / (2 * n)) / den
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
-    return max(0.0, mid - half), min(1.0, mid + half)
 
 
 def mover(parts: Sequence[tuple[float, float, float, float]]) -> tuple[float, float]:

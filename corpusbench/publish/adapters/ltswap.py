@@ -245,7 +245,7 @@ def cells_markdown(meta: dict[str, Any], sub: str) -> str:
 def bins_markdown(meta: dict[str, Any], sub: str, pairs: Counter[int]) -> str:
     """Pairs per frequency bin of ``sub`` with the 95% Wilson interval an accuracy of 0.5 would have on
     them (the resolution of that cell), and the bins that had no candidate at all."""
-    from corpusbench.eval.metrics import wilson
+    from corpusbench.intervals import wilson
 
     rows = [
         "Pairs per frequency bin (n) and the 95% Wilson interval of an accuracy of 0.5 on n pairs:",
