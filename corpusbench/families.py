@@ -101,6 +101,7 @@ class EvalKind:
     columns: Target | None = None  # (block) -> list[Metric]: the run's compare columns
     covers: Target | None = None  # (config, block) -> bool: the config is in the block (default: "configs")
     notes: Target | None = None  # (runs) -> list[str]: notes under the compare table
+    settings: Target | None = None  # (runs) -> list[str]: how each run was made (after the scoring mode)
     figures: tuple[Target, ...] = ()  # (runs, out, n_boot, seed) -> file name | None: compare figures
 
 

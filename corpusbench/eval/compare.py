@@ -252,13 +252,7 @@ def ltswap_spread_ratios(lts: Mapping[str, Mapping[str, Any]]) -> dict[str, floa
 
 def _notes(runs: Sequence[Run], fams: Sequence[Family]) -> list[str]:
     notes = [f"95% intervals: {INTERVAL}."]
-    for family in fams:
-        if (
-            family.eval is not None
-            and family.eval.notes is not None
-            and any(r.bench.get(family.name) for r in runs)
-        ):
-            notes += load(family.eval.notes)(runs)
+    notes += _family_notes(runs, fams, "notes")
     ties = {r.label: (r.results.get("n_ties", 0), r.results.get("n_pairs", 0)) for r in runs}
     notes.append(
         "ties (not wins, counted apart; the (ties ½) columns count them as 0.5): "
@@ -269,7 +263,18 @@ def _notes(runs: Sequence[Run], fams: Sequence[Family]) -> list[str]:
         for r in runs
     }
     notes.append("scoring mode: " + ", ".join(f"{k} {v or 'n/a'}" for k, v in modes.items()))
-    return notes
+    return notes + _family_notes(runs, fams, "settings")
+
+
+def _family_notes(runs: Sequence[Run], fams: Sequence[Family], hook: str) -> list[str]:
+    """The ``notes`` (statistics across runs) or ``settings`` (how each run was made) of each family the
+    runs have, in family order."""
+    out: list[str] = []
+    for family in fams:
+        target = getattr(family.eval, hook, None)
+        if target is not None and any(r.bench.get(family.name) for r in runs):
+            out += load(target)(runs)
+    return out
 
 
 def _cac_window(run: Run) -> str | None:
@@ -316,7 +321,7 @@ def ltswap_notes(runs: Sequence[Run]) -> list[str]:
     return notes
 
 
-def cac_notes(runs: Sequence[Run]) -> list[str]:
+def cac_settings(runs: Sequence[Run]) -> list[str]:
     """How each run cut its CAC contexts."""
     notes: list[str] = []
     windows = {r.label: _cac_window(r) for r in runs}

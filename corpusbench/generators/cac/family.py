@@ -36,7 +36,7 @@ FAMILY = Family(
         task="cac",
         markdown="corpusbench.eval.runner:cac_markdown",
         columns="corpusbench.eval.compare:cac_columns",
-        notes="corpusbench.eval.compare:cac_notes",
+        settings="corpusbench.eval.compare:cac_settings",
         figures=("corpusbench.eval.compare_plots:plot_cac",),
     ),
     demo=(DemoLine(file="manifest.json", recognises=_is_cac, line=_demo_line),),
