@@ -288,11 +288,12 @@ def _print_plan(llm, params, plan) -> None:  # type: ignore[no-untyped-def]
         )  # fmt: skip
     console.print(table)
     n, w, j = sizing.TIMED, timing, timing.judge_s
+    passing = ", ".join(f"{s} {p:.0%}" for s, p in sizing.SENTENCE_PASS.items())
     console.print(
         f"timed {n} writer calls: {w.writer_s:.2f} s and {w.writer_tokens:.0f} generated tokens each; "
         f"{n} judge calls: {j:.2f} s each (in batches of {n}: a real run batches more, so the wall time "
-        f"is an upper bound). Assumed: {sizing.SENTENCE_PASS:.0%} of sentences pass the checks, "
-        f"{sizing.JUDGE_KEEP:.0%} of judged drafts are kept (the demo run's rates).",
+        f"is an upper bound). Assumed: {passing} of sentences pass the checks, "
+        f"{sizing.JUDGE_KEEP:.0%} of judged drafts are kept (the default demo run's rates).",
         soft_wrap=True,
     )
 

@@ -21,11 +21,14 @@ from typing import Any
 
 from corpusbench.errors import BackendError, ConfigError
 from corpusbench.generators.ltswap import cells as cellmod
-from corpusbench.generators.ltswap.generation import word_request
+from corpusbench.generators.ltswap.generation import word_request, writer_examples
 from corpusbench.generators.ltswap.judging import FilterRule, JudgeItem
+from corpusbench.generators.ltswap.prompting import writer
 
-SENTENCE_PASS = 0.41  # share of written sentences passing the checks (demo run, #29)
-JUDGE_KEEP = 0.8  # share of judged drafts kept (demo run: 53 kept of 64 judged)
+# share of written sentences (AgreementSwap: pairs) passing the checks, per subtask, and share of judged
+# drafts kept: the default demo run's rates (writer v4, --force-form inflswap,agrswap; #29)
+SENTENCE_PASS = {"wordswap": 0.41, "inflswap": 0.41, "agrswap": 0.41}
+JUDGE_KEEP = 0.8
 TIMED = 4  # writer and judge requests timed
 
 
@@ -51,7 +54,7 @@ class SubtaskEstimate:
 
 def _yield(subtask: str, params: Any, cell: cellmod.Cell) -> float:
     """Expected kept quadruplets per drawn candidate of ``cell``."""
-    p = SENTENCE_PASS
+    p = SENTENCE_PASS[subtask]
     if subtask == "wordswap":
         return p * 0.5 * params.pairs_per_word * JUDGE_KEEP
     if subtask == "inflswap":
@@ -80,10 +83,11 @@ def expected_counts(params: Any, pools: cellmod.Pools, counts: Mapping[cellmod.G
 
 def estimate(params: Any, drawn: Mapping[str, int], timing: Timing) -> list[SubtaskEstimate]:
     """Requests, generated tokens, kept quadruplets and wall time per subtask for ``drawn`` candidates."""
-    p, rows = SENTENCE_PASS, []
+    rows = []
     confirm = 2 if params.confirm_inflections else 0
     judge_per = 4 if params.llm_filter else 0
     for s, n in drawn.items():
+        p = SENTENCE_PASS[s]
         if s == "wordswap":
             writer, drafts, confirms, tokens_each = n, n * p / 2 * params.pairs_per_word, 0, 1
         elif s == "inflswap":
@@ -111,12 +115,14 @@ def time_backend(backend: Any, params: Any, words: Sequence[Any], nonce: str) ->
     untimed request of each kind (a fresh server's first requests pay its warm-up)."""
     forms = [(w.form, w.tag) for w in words[:TIMED]] or [("word", "NN")] * TIMED
     guided = "wordswap" in params.force_form
+    examples = writer_examples(words, params.seed) if writer(params.writer_prompt).examples else ()
     if params.force_form and not backend.guided_regex:
         raise ConfigError(
             f"--force-form: the {backend.name} LLM backend cannot constrain decoding to a regex"
         )
     reqs = [
-        word_request(f, t, params.max_tokens, params.lang, params.writer_prompt, guided) for f, t in forms
+        word_request(f, t, params.max_tokens, params.lang, params.writer_prompt, guided, examples)
+        for f, t in forms
     ]
     backend.generate(reqs[:1])  # warm-up, untimed
     t0 = time.perf_counter()

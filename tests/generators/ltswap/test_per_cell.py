@@ -116,3 +116,43 @@ def test_cli_prints_the_cells(slice_stats, tmp_path):
     assert "cells after 2 round(s)" in r.output and "shortfall" in r.output and "cells full" in r.output
     # an LLM that answers nothing: one doubled draw, then the subtask stops drawing and says why
     assert "nothing kept in wordswap after 2 rounds" in r.output
+
+
+def test_first_round_is_sized_by_need_and_wordswap_concentrates():
+    from corpusbench.generators.ltswap import cells
+
+    pools = {
+        "wordswap": {(1, "NN"): list(range(9)), (1, "VB"): list(range(5)), (2, "NN"): list(range(1))},
+        "inflswap": {(1, "NOUN"): list(range(9)), (1, "VERB"): list(range(9))},
+        "agrswap": {1: list(range(9))},
+    }
+    got = cells.first_counts(pools, 3, {}, {"wordswap": 1.0, "inflswap": 1.0, "agrswap": 3.0})
+    assert got[("wordswap", (1, "NN"))] == 4 and got[("wordswap", (1, "VB"))] == 0  # the largest group
+    assert got[("wordswap", (2, "NN"))] == 0  # a lone word cannot pair
+    assert got[("inflswap", (1, "NOUN"))] == got[("inflswap", (1, "VERB"))] == 2  # 3 drafts over 2 groups
+    assert got[("agrswap", 1)] == 1  # one noun pair makes 3 drafts (3 rules, one cell per bin)
+    assert (
+        cells.first_counts(pools, 3, {"inflswap": 1})[("inflswap", (1, "NOUN"))] == 1
+    )  # N per group, capped
+
+
+def test_wordswap_grows_the_groups_it_started():
+    from corpusbench.generators.ltswap import cells
+
+    pools = {"wordswap": {(1, "NN"): list(range(9)), (1, "VB"): list(range(9))}}
+    state = cells.RoundState(
+        pools=pools, counts={("wordswap", (1, "NN")): 4, ("wordswap", (1, "VB")): 0},
+        kept=Counter({cells.Cell("wordswap", 1): 1}), per_cell=3, ceiling={}, rules=(),
+    )  # fmt: skip
+    nxt = cells.next_counts(state)
+    assert nxt[("wordswap", (1, "NN"))] > 4 and nxt[("wordswap", (1, "VB"))] == 0
+
+
+def test_agreement_cells_by_bin(slice_stats, tmp_path):
+    params = LtswapParams(
+        per_cell=1, subtasks=("agrswap",), agreement_cells="bin", rules=("SVSHORT", "SVLONG")
+    )
+    res = run_ltswap(slice_stats, CachedLLM(RuleLLM(), None), params, tmp_path / "lt")
+    assert res.cells and all(c.length == "" for c in res.cells)
+    with pytest.raises(ConfigError, match="agreement-cells"):
+        LtswapParams(agreement_cells="rule")
