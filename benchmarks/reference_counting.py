@@ -98,7 +98,7 @@ def _context(tokens: Sequence[str], i: int) -> tuple[str, int, int] | None:
     start = 0
     if len(tokens) > MAX_CONTEXT:
         start = max(0, min(i - MAX_CONTEXT // 2, len(tokens) - MAX_CONTEXT))
-    window = list(tokens[start:start + MAX_CONTEXT])
+    window = list(tokens[start : start + MAX_CONTEXT])
     window[i - start] = window[i - start].lower()
     text = " ".join(window)
     text = "".join(c if c.isalpha() or c in _CONTEXT_CHARS else " " for c in text)
@@ -109,8 +109,9 @@ def _slot() -> dict[str, Any]:
     return {"freq": 0, "context": None, "word_index": -1, "context_len": 0}
 
 
-def count_pieces(toks: list[list[str]], tags: list[list[str]], words: dict[str, Any],
-                 voc: Counter[str]) -> None:
+def count_pieces(
+    toks: list[list[str]], tags: list[list[str]], words: dict[str, Any], voc: Counter[str]
+) -> None:
     """Count tagged pieces into the reference's per-word dictionary and vocabulary."""
     known = _known()
     for sent, stags in zip(toks, tags, strict=True):
@@ -179,6 +180,9 @@ def load_counts(out_dir: str | Path) -> tuple[dict[str, Any], Counter[str]]:
                 d = dst["POS"].setdefault(pos, _slot())
                 d["freq"] += slot["freq"]
                 if slot["context_len"] > d["context_len"]:
-                    d.update(context=slot["context"], word_index=slot["word_index"],
-                             context_len=slot["context_len"])
+                    d.update(
+                        context=slot["context"],
+                        word_index=slot["word_index"],
+                        context_len=slot["context_len"],
+                    )
     return words, voc

@@ -119,9 +119,7 @@ def write_json(path: str | os.PathLike[str], obj: Any) -> None:
         fh.write("\n")
 
 
-def read_utf8(
-    path: str | os.PathLike[str], *, hint: str, error: type[CorpusbenchError] = InputError
-) -> str:
+def read_utf8(path: str | os.PathLike[str], *, hint: str, error: type[CorpusbenchError] = InputError) -> str:
     """A UTF-8 text file (a BOM is dropped); unreadable or not UTF-8: one ``error`` naming the file,
     the line of the first bad byte and ``hint`` (what the file should be)."""
     try:
