@@ -148,6 +148,11 @@ class LtswapParams:
         if self.agreement_samples < 1 or self.pairs_per_word < 1:
             raise ConfigError("--agreement-samples and --pairs-per-word must be at least 1")
 
+    @property
+    def by_length(self) -> bool:
+        """``--per-cell``'s AgreementSwap cells are split into SHORT and LONG."""
+        return self.agreement_cells == "length"
+
     def cap(self, subtask: str) -> int | None:
         """Items per bin (and tag/POS) sampled for ``subtask``; None: all."""
         if isinstance(self.max_per_bin, Mapping):
@@ -216,11 +221,10 @@ def first_counts(params: LtswapParams, pools: Mapping[str, Mapping[Any, list[Any
     """The (first round's) draw per group: under --per-cell N drafts' worth per bin spread over its
     groups, else the subtask's cap."""
     if params.per_cell is not None:
-        by_length = params.agreement_cells == "length"
         rules = (
-            len(params.rules)
-            if not by_length
-            else min(Counter(cellmod.LENGTH[r] for r in params.rules).values())
+            min(Counter(cellmod.LENGTH[r] for r in params.rules).values())
+            if params.by_length
+            else len(params.rules)
         )
         drafts_per = {  # a WordSwap word joins pairs_per_word drafts, each shared by two words
             "wordswap": params.pairs_per_word / 2,
@@ -404,11 +408,7 @@ def _fill_cells(
         log.info("ltswap round %d: %s", len(rounds), rounds[-1])
 
     def all_cells(c: Mapping[cellmod.Group, int]) -> set[cellmod.Cell]:
-        return {
-            cell
-            for (s, g) in c
-            for cell in cellmod.cells_of(s, g, params.rules, params.agreement_cells == "length")
-        }
+        return {cell for (s, g) in c for cell in cellmod.cells_of(s, g, params.rules, params.by_length)}
 
     def state(done: int) -> cellmod.RoundState:
         return cellmod.RoundState(
@@ -419,7 +419,7 @@ def _fill_cells(
             ceiling=top,
             rules=tuple(params.rules),
             rounds=done,
-            by_length=params.agreement_cells == "length",
+            by_length=params.by_length,
         )
 
     record(attempt)
@@ -515,5 +515,6 @@ def _attempt(
             funnel.drop(d.subtask, d.bin, j.reason)
     for s in quads:
         quads[s].sort(key=lambda q: (q.bin, q.rule, q.w1, q.w2, q.id))
-    by_length = params.agreement_cells == "length"
-    return Attempt(quads=quads, funnel=funnel, rejects=rejects, nonce=nonce, rule=rule, by_length=by_length)
+    return Attempt(
+        quads=quads, funnel=funnel, rejects=rejects, nonce=nonce, rule=rule, by_length=params.by_length
+    )

@@ -74,7 +74,7 @@ def expected_counts(params: Any, pools: cellmod.Pools, counts: Mapping[cellmod.G
         groups_in_bin = sum(1 for g2 in pools[s] if cellmod.group_bin(s, g2) == cellmod.group_bin(s, g))
         need = max(
             math.ceil(params.per_cell / max(_yield(s, params, c), cellmod.MIN_YIELD) / groups_in_bin)
-            for c in cellmod.cells_of(s, g, params.rules, params.agreement_cells == "length")
+            for c in cellmod.cells_of(s, g, params.rules, params.by_length)
         )
         top = params.cap(s)
         out[(s, g)] = max(n, min(need, len(items), top if top is not None else len(items)))
