@@ -12,6 +12,7 @@ import typer
 
 from corpusbench.aliases import DefaultCommandGroup, renamed_option
 from corpusbench.errors import ConfigError
+from corpusbench.generators.fitclams.records import PARADIGMS
 from corpusbench.llm.api import BACKEND_HELP, DEFAULT_BACKEND, canonical_backend
 
 
@@ -90,6 +91,16 @@ def fitclams(
         "--fill-empty/--no-fill-empty",
         help="Fill empty bins from the nearest non-empty bin (flagged).",
     ),
+    min_intransitive_share: float = typer.Option(
+        0.6,
+        "--min-intransitive-share",
+        help="Share of a verb's corpus contexts with no object after it, for an intransitive verb.",
+    ),
+    min_verb_contexts: int = typer.Option(
+        3,
+        "--min-verb-contexts",
+        help="Fewer corpus contexts than this are too little evidence of intransitive use.",
+    ),
     coord_order: str = typer.Option(
         "file",
         "--coord-order",
@@ -101,6 +112,11 @@ def fitclams(
         "--bin-counts",
         help="paper (App. D: EN plural = VB+VBP over lexical verbs; copulas, auxiliaries and modals are "
         "never binned) | agreement (VBP only; light verbs such as say/seem dropped before binning too).",
+    ),
+    paradigms: str | None = typer.Option(
+        None,
+        "--paradigms",
+        help="Comma-separated CLAMS paradigms to build (default: all 7): " + ", ".join(PARADIGMS),
     ),
     config: Path | None = typer.Option(
         None, "--config", help="YAML with preps, rc_verbs, complements overrides."
@@ -154,17 +170,26 @@ def fitclams(
         seed=seed,
         top_k=top_k,
         fill_empty=fill_empty,
+        min_intransitive_share=min_intransitive_share,
+        min_verb_contexts=min_verb_contexts,
         coord_order=coord_order,
         bin_counts=bin_counts,
     )
-    FitClamsSpec(corpora=pairs, language=lang, selection=sel)  # validate options before any heavy work
+    chosen = tuple(p.strip() for p in paradigms.split(",") if p.strip()) if paradigms else PARADIGMS
+    FitClamsSpec(corpora=pairs, language=lang, selection=sel, paradigms=chosen)  # check options before work
     console = make_console(stderr=True)
     with contextlib.ExitStack() as stack:
         work = stats or out.with_name(f"{out.name}-stats")
         resolved = tuple(
             (n, ensure_stats(n, p, lang, work, tagger=tagger, workers=workers)) for n, p in pairs
         )
-        spec = FitClamsSpec(corpora=resolved, language=lang, selection=sel, overrides=_load_overrides(config))
+        spec = FitClamsSpec(
+            corpora=resolved,
+            language=lang,
+            selection=sel,
+            overrides=_load_overrides(config),
+            paradigms=chosen,
+        )
         judge = None
         if llm_check:
             from corpusbench.generators.fitclams.llm_check import llm_judge

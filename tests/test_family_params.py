@@ -1,0 +1,236 @@
+"""Each family's ``<family> build`` options against its release params (#30).
+
+A spec param ``snake_case`` is the option ``--snake-case`` of the family's ``build`` command, and
+the other way round; what does not follow that rule is in the family's table below, with its reason.
+A param added to one side only (the adapter's params type or the CLI) fails here with its name; so
+does a table entry that no longer matches anything. Where both sides have a default, they agree,
+unless the table says why not.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+import typer
+
+from corpusbench.cli import app
+from corpusbench.families import families, load
+
+NO_DEFAULT = object()
+OUT = "the build's folder: the release writes into its work dir"
+SPEC_CORPUS = "the spec names it as the generator's `corpus` (a key of `corpora`)"
+LLM_BLOCK = "the spec's `llm` block (llm.backend / llm.model)"
+
+
+@dataclass(frozen=True)
+class Known:
+    """A family's known differences between its spec params and its ``build`` options."""
+
+    renamed: dict[str, str] = field(default_factory=dict)  # spec key -> CLI option
+    spec_only: dict[str, str] = field(default_factory=dict)  # spec key -> why it has no option
+    cli_only: dict[str, str] = field(default_factory=dict)  # CLI option (or ARGUMENT) -> why no key
+    flattened: tuple[str, ...] = ()  # nested params whose keys are options (``selection.n_nouns``)
+    defaults: dict[str, str] = field(default_factory=dict)  # spec key -> why the defaults differ
+
+
+KNOWN: dict[str, Known] = {
+    "ltswap": Known(
+        renamed={
+            "check_pos": "--pos-check",  # the flag pair --pos-check/--no-pos-check
+            "filter_threshold": "--threshold",
+        },
+        spec_only={
+            "agreement_temperature": "no option yet: the AgreementSwap sampling temperature (gap)",
+            "nonce": "an option of `ltswap judge` (the judge game's nonce word), not of `ltswap build`",
+            "config_prefix": "names the release configs; `ltswap build` writes files, not configs",
+            "prefix_variants": "the release's -prefix configs; `ltswap build` writes no configs",
+            "reuse_run": "an earlier `ltswap build --out` folder the release reuses",
+        },
+        cli_only={
+            "CORPUS": SPEC_CORPUS,
+            "--out": OUT,
+            "--cache": "the release caches the LLM answers under its work dir",
+            "--workers": "the release computes stats with one worker",
+            "--plan": "prints an estimate of the run and runs nothing",
+            "--llm-backend": LLM_BLOCK,
+            "--llm-model": LLM_BLOCK,
+        },
+    ),
+    "fitclams": Known(
+        renamed={
+            "corpora": "--corpus",  # spec: corpus keys; CLI: repeated NAME=PATH
+            "language": "--lang",  # the spec key predates the common `lang` spelling (two spellings)
+            "overrides": "--config",  # spec: the mapping; CLI: a YAML file of the same keys
+            "selection.n_nouns": "--nouns",
+            "selection.n_verbs": "--verbs",
+            "selection.n_bins": "--bins",
+            "selection.n_objects": "--objects",
+        },
+        cli_only={
+            "--out": OUT,
+            "--stats": "spec corpora give their own `stats` folder (else computed under the work dir)",
+            "--workers": "stats of a raw corpus; the release computes them with one worker",
+            "--tagger": "stats of a raw corpus; the release uses the language's default tagger",
+            "--llm-check": "the optional LLM check of the shortlisted words is not in the release (gap)",
+            "--llm-backend": "the LLM of --llm-check",
+            "--llm-model": "the LLM of --llm-check",
+        },
+        flattened=("selection",),
+    ),
+    "cac": Known(
+        spec_only={"config_name": "names the release config; `cac build` writes files, not a config"},
+        cli_only={
+            "INPUTS": SPEC_CORPUS,
+            "--out": OUT,
+            # dialogue tables (.jsonl/.csv/...) with other column names cannot be released yet (gap)
+            "--session-col": "dialogue-table column; the release reads the default columns",
+            "--speaker-col": "dialogue-table column; the release reads the default columns",
+            "--text-col": "dialogue-table column; the release reads the default columns",
+            "--order-col": "dialogue-table column; the release reads the default columns",
+            "--max-line-bytes": "input guard; the release keeps the default",
+        },
+    ),
+    "frames": Known(
+        renamed={"train": "--stats"},  # spec: the training corpus key (its stats); CLI: the stats folder
+        spec_only={"config_name": "names the release config; `frames build` writes files, not a config"},
+        cli_only={
+            "CORPUS": SPEC_CORPUS,
+            "--out": OUT,
+            "--lang": "the release takes the test corpus's `language` (else the spec's first)",
+            "--occurrences": "token positions for `eval clusters`; the release ships the S-clusters only",
+        },
+    ),
+}
+
+
+def _default(f: dataclasses.Field[Any]) -> Any:
+    if f.default is not dataclasses.MISSING:
+        return f.default
+    if f.default_factory is not dataclasses.MISSING:
+        return f.default_factory()
+    return NO_DEFAULT
+
+
+def spec_params(name: str) -> dict[str, Any]:
+    """The family's spec params (``flattened`` ones as ``key.field``) -> their defaults."""
+    schema = families.get(name).params
+    assert schema is not None
+    flat = KNOWN[name].flattened
+    out: dict[str, Any] = {}
+    for key, (cls, _) in schema.fields().items():
+        fld = next(f for f in dataclasses.fields(cls) if f.name == key)
+        if key in flat:
+            nested = load(schema.nested[key].target)
+            out.update({f"{key}.{f.name}": _default(f) for f in dataclasses.fields(nested)})
+        else:
+            out[key] = _default(fld)
+    return out
+
+
+def build_options(name: str) -> dict[str, Any]:
+    """``corpusbench <name> build``'s options (first long flag) and arguments (upper case) -> defaults.
+
+    Hidden options are skipped: they are old spellings (``--stats-dir``) kept for compatibility."""
+    group = typer.main.get_command(app)  # typer's own (vendored) click: test by param_type_name
+    out: dict[str, Any] = {}
+    for p in group.commands[name].commands["build"].params:  # type: ignore[attr-defined]
+        if p.param_type_name == "argument":
+            out[(p.name or "").upper()] = NO_DEFAULT
+        elif p.param_type_name == "option" and not p.hidden:
+            flag = next(o for o in p.opts if o.startswith("--"))
+            out[flag] = NO_DEFAULT if p.required or p.default is None else p.default
+    return out
+
+
+def option_of(name: str, key: str) -> str:
+    """The option a spec key is expected to have: its renamed spelling, else ``--kebab-case``."""
+    return KNOWN[name].renamed.get(key, "--" + key.rsplit(".", 1)[-1].replace("_", "-"))
+
+
+def same(cli: Any, spec: Any) -> bool:
+    """A CLI default and a params default agree (the CLI spells lists "a,b" and numbers as text)."""
+    if isinstance(cli, str) and isinstance(spec, tuple | list):
+        return cli == ",".join(map(str, spec))
+    if isinstance(cli, str) and not isinstance(spec, str):
+        return cli == str(spec)
+    return bool(cli == spec)
+
+
+NAMES = sorted(KNOWN)
+
+
+def test_every_builtin_family_has_a_table() -> None:
+    builtin = {f.name for f in families.all() if f.params is not None and f.cli is not None}
+    assert builtin <= set(NAMES), f"add a Known(...) entry for {sorted(builtin - set(NAMES))}"
+
+
+def missing_options(name: str, spec: dict[str, Any], cli: dict[str, Any]) -> list[str]:
+    """Spec keys with no option (and no table entry)."""
+    known = KNOWN[name]
+    return [k for k in spec if k not in known.spec_only and option_of(name, k) not in cli]
+
+
+def extra_options(name: str, spec: dict[str, Any], cli: dict[str, Any]) -> list[str]:
+    """Options (and arguments) with no spec key (and no table entry)."""
+    matched = {option_of(name, k) for k in spec}
+    return [o for o in cli if o not in matched and o not in KNOWN[name].cli_only]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_spec_param_has_its_option(name: str) -> None:
+    missing = missing_options(name, spec_params(name), build_options(name))
+    expected = ", ".join(option_of(name, k) for k in missing)
+    assert missing == [], (
+        f"{name}: spec params with no `{name} build` option ({expected} expected); add the option, or "
+        f"list the param in KNOWN[{name!r}] (renamed / spec_only) with its reason: {missing}"
+    )
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_option_has_its_spec_param(name: str) -> None:
+    extra = extra_options(name, spec_params(name), build_options(name))
+    assert extra == [], (
+        f"{name}: `{name} build` options with no spec param; add the param to the adapter's params, or "
+        f"list the option in KNOWN[{name!r}].cli_only with its reason: {extra}"
+    )
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_exception_table_is_current(name: str) -> None:
+    spec, cli, known = spec_params(name), build_options(name), KNOWN[name]
+    stale = [f"renamed {k}" for k, o in known.renamed.items() if k not in spec or o not in cli]
+    stale += [f"spec_only {k}" for k in known.spec_only if k not in spec]
+    stale += [
+        f"spec_only {k} (it has {option_of(name, k)})" for k in known.spec_only if option_of(name, k) in cli
+    ]
+    stale += [f"cli_only {o}" for o in known.cli_only if o not in cli]
+    stale += [f"defaults {k}" for k in known.defaults if k not in spec]
+    assert stale == [], f"{name}: KNOWN[{name!r}] names what no longer differs: {stale}"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_defaults_agree(name: str) -> None:
+    spec, cli, known = spec_params(name), build_options(name), KNOWN[name]
+    differ = [
+        f"{key}: spec {spec[key]!r}, {option_of(name, key)} {cli[option_of(name, key)]!r}"
+        for key in spec
+        if key not in known.defaults
+        and option_of(name, key) in cli
+        and spec[key] is not NO_DEFAULT
+        and cli[option_of(name, key)] is not NO_DEFAULT
+        and not same(cli[option_of(name, key)], spec[key])
+    ]
+    assert differ == [], (
+        f"{name}: defaults differ (align them, or say why in KNOWN[{name!r}].defaults): {differ}"
+    )
+
+
+def test_a_param_on_one_side_only_is_named() -> None:
+    """The check itself: a spec key with no option and an option with no key are named."""
+    spec = {**spec_params("frames"), "new_knob": 1}
+    cli = {**build_options("frames"), "--other-knob": 2}
+    assert missing_options("frames", spec, cli) == ["new_knob"]
+    assert extra_options("frames", spec, cli) == ["--other-knob"]
