@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -85,12 +86,6 @@ KNOWN: dict[str, Known] = {
         cli_only={
             "INPUTS": SPEC_CORPUS,
             "--out": OUT,
-            # dialogue tables (.jsonl/.csv/...) with other column names cannot be released yet (gap)
-            "--session-col": "dialogue-table column; the release reads the default columns",
-            "--speaker-col": "dialogue-table column; the release reads the default columns",
-            "--text-col": "dialogue-table column; the release reads the default columns",
-            "--order-col": "dialogue-table column; the release reads the default columns",
-            "--max-line-bytes": "input guard; the release keeps the default",
         },
     ),
     "frames": Known(
@@ -234,3 +229,50 @@ def test_a_param_on_one_side_only_is_named() -> None:
     cli = {**build_options("frames"), "--other-knob": 2}
     assert missing_options("frames", spec, cli) == ["new_knob"]
     assert extra_options("frames", spec, cli) == ["--other-knob"]
+
+
+def test_the_cac_release_reads_a_dialogue_tables_columns(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The params closed from the CLI (``--session-col`` ...) reach the CAC run's config."""
+    from corpusbench.generators.cac import pipeline
+    from corpusbench.publish.adapters.cac import build_configs
+    from corpusbench.publish.plugins import GeneratorContext, ResolvedCorpus
+    from corpusbench.publish.spec import ReleaseSpec
+
+    seen: list[Any] = []
+
+    def fake_run(inputs: Any, out: Any, config: Any) -> None:
+        seen.append(config)
+        raise RuntimeError("stop after the config")
+
+    monkeypatch.setattr(pipeline, "run_cac", fake_run)
+    cols = {"session_col": "s", "speaker_col": "who", "text_col": "line", "order_col": "n"}
+    params = {**cols, "max_line_bytes": 5000}
+    table = tmp_path / "dialogue.jsonl"
+    table.write_text('{"s": "a", "who": "CHI", "line": "the dog", "n": 1}\n', encoding="utf-8")
+    spec = ReleaseSpec.from_dict(
+        {
+            "name": "t",
+            "version": "0.1.0",
+            "repo_id": "t/t",
+            "corpora": {"d": {"path": str(table), "language": "en"}},
+            "generators": [{"name": "cac", "corpus": "d", "params": params}],
+        }
+    )
+    corpus = ResolvedCorpus(key="d", path=table, stats=None, language="en", fingerprint={})
+    ctx = GeneratorContext(
+        spec=spec,
+        generator=spec.generators[0],
+        corpora={"d": corpus},
+        corpus=corpus,
+        work_dir=tmp_path / "work",
+        seed=0,
+        llm=None,
+        base_dir=tmp_path,
+    )
+    with pytest.raises(RuntimeError, match="stop after the config"):
+        build_configs(ctx)
+    table_columns = seen[0].as_dict()["table_columns"]
+    assert table_columns == {"session": "s", "speaker": "who", "text": "line", "order": "n"}
+    assert seen[0].max_line_bytes == 5000

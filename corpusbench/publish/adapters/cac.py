@@ -2,7 +2,8 @@
 
 The generator's ``corpus`` is a CHAT file or folder (or a dialogue table); ``params`` are those of
 ``corpusbench cac build`` (alternatives, finder, child, caretakers, context_utterances, dyads,
-split_sessions, baseline, alpha) plus ``config_name`` (default ``cac-the-a`` for ``the,a|an``). The
+split_sessions, baseline, alpha; a dialogue table's session_col, speaker_col, text_col, order_col;
+max_line_bytes) plus ``config_name`` (default ``cac-the-a`` for ``the,a|an``). The
 CAC run is cached in the work dir and reused while the corpus and parameters are unchanged.
 
 One row per site (all speakers; the scorer uses the child and caretaker ones), in session order:
@@ -19,6 +20,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from corpusbench.corpus.lines import MAX_LINE_BYTES
 from corpusbench.errors import ConfigError
 from corpusbench.io import read_json, write_json
 from corpusbench.provenance import code_version
@@ -57,6 +59,12 @@ class CacReleaseParams:
     split_sessions: int = 1
     baseline: float | None = None
     alpha: float = 0.05
+    # a dialogue table as the corpus: its column names (``cac build --session-col`` ...)
+    session_col: str = "session"
+    speaker_col: str = "speaker"
+    text_col: str = "utterance"
+    order_col: str | None = None
+    max_line_bytes: int = MAX_LINE_BYTES  # longest accepted line or utterance
     config_name: str | None = None
 
 
@@ -111,7 +119,7 @@ def stats_markdown(
 def build_configs(ctx: GeneratorContext) -> list[ReleaseConfig]:
     import pandas as pd
 
-    from corpusbench.corpus.chat import SpeakerRoles
+    from corpusbench.corpus.chat import SpeakerRoles, TableColumns
     from corpusbench.generators.cac.io import load_sites
     from corpusbench.generators.cac.pipeline import CacConfig, run_cac
     from corpusbench.generators.cac.records import ADULT_TPR_BASELINE, Alternation
@@ -130,6 +138,10 @@ def build_configs(ctx: GeneratorContext) -> list[ReleaseConfig]:
             split_sessions=p.split_sessions,
             baseline=ADULT_TPR_BASELINE if p.baseline is None else p.baseline,
             alpha=p.alpha,
+            table=TableColumns(
+                session=p.session_col, speaker=p.speaker_col, text=p.text_col, order=p.order_col
+            ),
+            max_line_bytes=p.max_line_bytes,
         )
     except ConfigError as e:
         raise ConfigError(f"{where}: {e}") from None
