@@ -45,7 +45,7 @@ KNOWN: dict[str, Known] = {
         },
         spec_only={
             "agreement_temperature": "no option yet: the AgreementSwap sampling temperature (gap)",
-            "nonce": "an option of `ltswap judge` (the judge game's nonce word), not of `ltswap build`",
+            "nonce": "only `ltswap judge --nonce` has it; the build's judge uses the default (gap)",
             "config_prefix": "names the release configs; `ltswap build` writes files, not configs",
             "prefix_variants": "the release's -prefix configs; `ltswap build` writes no configs",
             "reuse_run": "an earlier `ltswap build --out` folder the release reuses",
