@@ -126,3 +126,29 @@ def test_vllm_server_french_wordswap(tmp_path, ltswap_vllm):
     assert manifest["parameters"]["writer_prompt"] == "v3"
     df = pd.read_parquet(out / "wordswap.parquet")
     assert len(df) == manifest["counts"]["wordswap"]
+
+
+@pytest.mark.slow
+def test_guided_decoding_on_the_real_server(ltswap_vllm):
+    """--force-form's regexes compile on the CPU server and every reply matches its frame."""
+    import re
+
+    from corpusbench.generators.ltswap.generation import agreement_request, word_request
+    from corpusbench.generators.ltswap.records import InflectionPair
+    from corpusbench.llm.openai_backend import OpenAIBackend
+
+    backend = OpenAIBackend(ltswap_vllm.base_url, ltswap_vllm.name)
+    pair = InflectionPair(
+        lemma="dog", pos="NOUN", form1="dog", tag1="NN", freq1=3, form2="dogs", tag2="NNS", freq2=2, bin=2
+    )
+    reqs = [
+        word_request(f, t, 96, force_form=True)
+        for f, t in (("see", "VB"), ("mended", "VBD"), ("sparrows", "NNS"))
+    ]
+    reqs.append(agreement_request(pair, "SVSHORT", 0, 0.5, 0, 160, force_form=True))
+    out = backend.generate(reqs)
+    for req, res in zip(reqs, out, strict=True):
+        assert res.status == "ok", res.error
+        if res.finish_reason == "stop":
+            assert re.fullmatch(req.regex, res.text), (req.regex, res.text)
+    assert sum(r.finish_reason == "stop" for r in out) >= 3
