@@ -47,7 +47,7 @@ def build_tagger(out: Path) -> None:
     tagger = PerceptronTagger(load=False)
     tagger.model.weights = weights
     tagger.tagdict = tagdict
-    tagger.classes = tagger.model.classes = classes
+    tagger.classes = tagger.model.classes = sorted(classes)  # a list: the same classes.json every build
     loc = out / "taggers" / "averaged_perceptron_tagger_eng"
     loc.mkdir(parents=True, exist_ok=True)
     tagger.save_to_json(lang="eng", loc=str(loc))
@@ -100,17 +100,30 @@ def make_private(out: Path) -> None:
             os.chmod(p, os.stat(p).st_mode & ~(stat.S_IWGRP | stat.S_IWOTH))
 
 
+def install(built: Path, out: Path) -> None:
+    """Move every file of ``built`` into ``out`` with ``os.replace``: a reader of ``out`` (a run going on
+    while setup runs again) sees each file whole, old or new, never half-written."""
+    for root, _dirs, files in os.walk(built):
+        dest = out / Path(root).relative_to(built)
+        dest.mkdir(parents=True, exist_ok=True)
+        for name in files:
+            os.replace(os.path.join(root, name), dest / name)
+    shutil.rmtree(built)
+
+
 def main(argv: list[str]) -> None:
     if len(argv) != 1:
         raise SystemExit("usage: python -m corpusbench.assets.nltk_data OUT_DIR")
     out = Path(argv[0]).resolve()
-    out.mkdir(parents=True, exist_ok=True)
-    os.environ["NLTK_DATA"] = str(out)  # must be set before nltk is imported (save_to_json checks it)
-    build_tagger(out)
-    build_punkt(out)
-    build_wordnet(out)
-    build_words(out)
-    make_private(out)
+    built = out.with_name(out.name + ".tmp")  # built beside OUT, then moved in file by file
+    shutil.rmtree(built, ignore_errors=True)
+    built.mkdir(parents=True)
+    os.environ["NLTK_DATA"] = str(built)  # must be set before nltk is imported (save_to_json checks it)
+    build_tagger(built)
+    build_punkt(built)
+    build_wordnet(built)
+    build_words(built)
+    make_private(built)
     import nltk
     from nltk.corpus import wordnet, words
 
@@ -118,6 +131,8 @@ def main(argv: list[str]) -> None:
     assert tags[1] == ("children", "NNS"), tags
     assert wordnet.synsets("boat"), "WordNet is empty"
     assert len(words.words("en")) > 200_000
+    install(built, out)
+    make_private(out)
     print(f"NLTK data ready in {out}")
 
 
