@@ -4,6 +4,8 @@ which family claims a release config, and the demo summary asking the families."
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,7 +16,6 @@ from corpusbench import demo
 from corpusbench.errors import ConfigError
 from corpusbench.eval.release import ConfigEntry
 from corpusbench.families import DemoLine, EvalKind, Family, families, register
-from corpusbench.publish.plugins import generators
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -38,10 +39,18 @@ def _toy_line(m: dict[str, object], _: Path) -> tuple[str, str]:
 
 
 def test_the_built_in_families_are_the_entry_points_of_pyproject() -> None:
+    """In a fresh process (other test modules register their own generators in this one)."""
     declared = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["entry-points"]
-    assert sorted(declared["corpusbench.families"]) == families.names()
-    assert [f.name for f in families.all()] == ["ltswap", "fitclams", "cac", "frames", "minimal-pairs"]
-    assert generators.names() == ["cac", "fitclams", "frames", "ltswap", "minimal-pairs"]
+    code = (
+        "import json; from corpusbench.families import families; "
+        "from corpusbench.publish.plugins import generators; "
+        "print(json.dumps([families.names(), [f.name for f in families.all()], generators.names()]))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    names, ranked, gens = json.loads(out.stdout)
+    assert sorted(declared["corpusbench.families"]) == names
+    assert ranked == ["ltswap", "fitclams", "cac", "frames", "minimal-pairs"]
+    assert gens == ["cac", "fitclams", "frames", "ltswap", "minimal-pairs"]
 
 
 def test_an_unknown_family_is_one_error_with_near_names() -> None:
