@@ -71,6 +71,22 @@ def _forbid(o: Outcome, other: str, lang: str) -> Outcome:
     return o
 
 
+def rewrite_keys(
+    pairs: Sequence[InflectionPair], outcomes: Mapping[WordKey, Outcome], lang: str
+) -> dict[WordKey, tuple[int, tuple[str, ...]]]:
+    """``--rewrites``: the forms whose answered sentence failed the checks while the pair's other form
+    passed -> (the pair's bin, the partner forms a rewrite must not contain). LLM errors are not rewritten."""
+    need: dict[WordKey, tuple[int, tuple[str, ...]]] = {}
+    for p in pairs:
+        k1, k2 = (p.form1, p.tag1), (p.form2, p.tag2)
+        o1, o2 = _forbid(outcomes[k1], p.form2, lang), _forbid(outcomes[k2], p.form1, lang)
+        for key, other, other_form in ((k1, o2, p.form2), (k2, o1, p.form1)):
+            if other.stage == "checked" and outcomes[key].stage in ("generated", "parsed"):
+                b, forbidden = need.get(key, (p.bin, ()))
+                need[key] = (b, (*forbidden, other_form))
+    return need
+
+
 def inflswap_drafts(
     pairs: Sequence[InflectionPair],
     outcomes: Mapping[WordKey, Outcome],

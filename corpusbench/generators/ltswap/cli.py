@@ -174,6 +174,12 @@ def ltswap(
         "an error): wordswap/inflswap put each form in a frame per tag, agrswap opens both agreement "
         "sentences with their noun. Measured: helps inflswap and agrswap, not wordswap.",
     ),
+    rewrites: int = typer.Option(
+        0,
+        "--rewrites",
+        help="InflectionSwap: write a form's sentence again (sampled, a new seed) up to N times when it "
+        "failed the checks and its partner's passed; the first that passes completes the pair.",
+    ),
     pos_check: bool = typer.Option(
         True,
         "--pos-check/--no-pos-check",
@@ -213,6 +219,7 @@ def ltswap(
         max_tokens=max_tokens,
         writer_prompt=writer_prompt,
         force_form=force_form,
+        rewrites=rewrites,
         check_pos=pos_check,
         confirm_inflections=confirm,
         llm_filter=llm_filter,
@@ -335,6 +342,10 @@ def _print(result) -> None:  # type: ignore[no-untyped-def]
             continue
         reasons = ", ".join(f"{r} {n:,}" for r, n in list(result.funnel.reason_totals(sub).items())[:4])
         console.print(f"{sub}: drops: {reasons or 'none'}", soft_wrap=True)
+    for sub in subtasks:
+        if rows := [r for r in result.manifest.get("rewrites") or [] if r["subtask"] == sub]:
+            sent, passed = sum(r["sent"] for r in rows), sum(r["passed"] for r in rows)
+            console.print(f"{sub}: rewrites: {sent:,} sent, {passed:,} passed the checks")
     if result.cells is not None:
         _print_cells(result.cells, result.manifest.get("rounds") or [])
     rep = result.manifest.get("llm_report") or {}

@@ -3,7 +3,8 @@
 Units: WordSwap counts words up to ``checked`` and quadruplets from ``paired`` on; InflectionSwap
 counts inflection pairs (one pair = one quadruplet); AgreementSwap counts (noun pair, rule) items
 up to ``checked`` (an item counts once any of its samples reaches the stage) and quadruplets from
-``paired`` on (distinct samples may give several).
+``paired`` on (distinct samples may give several). ``--rewrites``: sentences written again (``sent``) and
+how many of those passed the checks (``passed``), per subtask x bin, beside the stages.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ class Funnel:
     def __init__(self) -> None:
         self.counts: Counter[tuple[str, int, str]] = Counter()
         self.drops: Counter[tuple[str, int, str]] = Counter()
+        self.rewrites: Counter[tuple[str, int, str]] = Counter()  # (subtask, bin, sent | passed)
 
     def add(self, subtask: str, bin_: int, stage: str, n: int = 1) -> None:
         if stage not in STAGES:
@@ -42,6 +44,19 @@ class Funnel:
 
     def drop(self, subtask: str, bin_: int, reason: str, n: int = 1) -> None:
         self.drops[(subtask, bin_, reason)] += n
+
+    def rewrite(self, subtask: str, bin_: int, passed: bool) -> None:
+        """One rewrite sent (``--rewrites``), and whether its sentence passed the checks."""
+        self.rewrites[(subtask, bin_, "sent")] += 1
+        self.rewrites[(subtask, bin_, "passed")] += passed
+
+    def rewrite_rows(self) -> list[dict[str, Any]]:
+        """Rewrites sent and passed per subtask x bin (only where any was sent)."""
+        return [
+            {"subtask": s, "bin": b, "sent": n, "passed": self.rewrites[(s, b, "passed")]}
+            for (s, b, what), n in sorted(self.rewrites.items())
+            if what == "sent"
+        ]
 
     def rows(self) -> list[dict[str, Any]]:
         """One row per subtask x bin (all 11 bins, empty ones included) with a count per stage."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 import random
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from corpusbench.errors import ConfigError
 from corpusbench.generators.ltswap import prompting
@@ -121,6 +121,17 @@ def word_request(
     return GenRequest(
         id=f"word:{form}/{tag}", prompt=prompt, system=system, params=SamplingParams(max_tokens=max_tokens)
     )
+
+
+REWRITE_TEMPERATURE = 0.7  # a rewrite is sampled: greedy decoding would write the failed sentence again
+
+
+def rewrite_request(req: GenRequest, attempt: int, seed: int) -> GenRequest:
+    """Rewrite ``attempt`` (1, 2, ..) of a word's request (``--rewrites``): the same prompt (and regex),
+    sampled with the run's ``seed`` as sample ``attempt`` (the backend derives the sample's own seed), so a
+    new cache key that a rerun finds again."""
+    params = SamplingParams(temperature=REWRITE_TEMPERATURE, seed=seed, max_tokens=req.params.max_tokens)
+    return replace(req, id=f"{req.id}#rewrite{attempt}", params=params, sample=attempt)
 
 
 EXAMPLES = 5  # corpus sentences a v4 writer prompt shows

@@ -55,6 +55,7 @@ def manifest(
         "candidates": cand_report.as_dict(),
         "funnel": funnel.rows(),
         "drop_reasons": funnel.reasons(),
+        **({"rewrites": funnel.rewrite_rows()} if funnel.rewrites else {}),
         "seconds": round(seconds, 1),
     }
 
@@ -104,6 +105,7 @@ def write_run(
                 "inflections",
             ],
         ).to_parquet(tmp, index=False)
-    write_json(out / "funnel.json", {"stages": funnel.rows(), "drop_reasons": funnel.reasons()})
+    rewrites = {"rewrites": funnel.rewrite_rows()} if funnel.rewrites else {}
+    write_json(out / "funnel.json", {"stages": funnel.rows(), "drop_reasons": funnel.reasons(), **rewrites})
     write_jsonl(out / "rejects.jsonl", rejects)
     write_json(out / "manifest.json", meta)

@@ -20,7 +20,13 @@ from typing import Any, Protocol
 from corpusbench.corpus.store import CorpusStats
 from corpusbench.errors import ConfigError
 from corpusbench.generators.ltswap import cells as cellmod
-from corpusbench.generators.ltswap.assembly import agrswap_drafts, inflswap_drafts, wordswap_drafts
+from corpusbench.generators.ltswap.assembly import (
+    WordKey,
+    agrswap_drafts,
+    inflswap_drafts,
+    rewrite_keys,
+    wordswap_drafts,
+)
 from corpusbench.generators.ltswap.candidates import (
     CandidateReport,
     build_candidates,
@@ -30,9 +36,11 @@ from corpusbench.generators.ltswap.candidates import (
 from corpusbench.generators.ltswap.filtering import assemble, draft_item, pick_nonce
 from corpusbench.generators.ltswap.funnel import Funnel
 from corpusbench.generators.ltswap.generation import (
+    Outcome,
     PosChecker,
     agreement_request,
     apply_pos_check,
+    rewrite_request,
     same_lemma_requests,
     word_outcome,
     word_request,
@@ -100,6 +108,9 @@ class LtswapParams:
     # (benchmarks/bench_ltswap_yield.py): it rescues InflectionSwap and AgreementSwap sentences whose form
     # the writer changed; on WordSwap it loses more sentences to unseen words than it saves
     force_form: tuple[str, ...] = ()
+    # an InflectionSwap form whose sentence failed the checks while its partner's passed is written again up
+    # to this many times (sampled, a new seed each); the first rewrite that passes completes the pair
+    rewrites: int = 0
 
     def __post_init__(self) -> None:
         # the release's spellings (inflectionswap, agreementswap) name the same subtasks
@@ -145,6 +156,8 @@ class LtswapParams:
             raise ConfigError(f"--force-form: unknown {sorted(bad)}; choose from {', '.join(FORCE_FORM)}")
         if self.force_form and self.lang != "en":
             raise ConfigError(f"--force-form: sentence frames exist for English only, not --lang {self.lang}")
+        if isinstance(self.rewrites, bool) or not isinstance(self.rewrites, int) or self.rewrites < 0:
+            raise ConfigError(f"--rewrites must be a whole number of at least 0 (got {self.rewrites!r})")
         if self.agreement_samples < 1 or self.pairs_per_word < 1:
             raise ConfigError("--agreement-samples and --pairs-per-word must be at least 1")
 
@@ -434,6 +447,44 @@ def _fill_cells(
     return attempt, cells, rounds
 
 
+def _rewrite(
+    llm: LLM,
+    params: LtswapParams,
+    vocab: Mapping[str, int],
+    infl: Sequence[InflectionPair],
+    word_reqs: Mapping[WordKey, GenRequest],
+    outcomes: dict[WordKey, Outcome],
+    raw: dict[WordKey, GenResult | None],
+    pos_of: Mapping[WordKey, str],
+    checker: PosChecker | None,
+    guided: Mapping[WordKey, bool],
+    funnel: Funnel,
+    attempt: int,
+) -> bool:
+    """Rewrite ``attempt`` of every InflectionSwap form whose sentence failed while its partner's passed
+    (``assembly.rewrite_keys``); a rewrite that passes the checks (and holds no partner form) replaces the
+    failed sentence in ``outcomes`` and ``raw``. False when there was nothing to rewrite."""
+    need = rewrite_keys(infl, outcomes, params.lang)
+    if not need:
+        return False
+    keys = sorted(need)
+    got = llm.generate([rewrite_request(word_reqs[k], attempt, params.seed) for k in keys])
+    new = apply_pos_check(
+        {
+            k: word_outcome(r, k[0], vocab, params.lang, need[k][1], guided[k])
+            for k, r in zip(keys, got, strict=True)
+        },
+        pos_of,
+        checker,
+    )
+    for k, r in zip(keys, got, strict=True):
+        passed = new[k].stage == "checked"
+        funnel.rewrite("inflswap", need[k][0], passed)
+        if passed:
+            outcomes[k], raw[k] = new[k], r
+    return True
+
+
 def _attempt(
     plan: LtswapPlan,
     llm: LLM,
@@ -473,12 +524,13 @@ def _attempt(
         {k for p in infl for k in ((p.form1, p.tag1), (p.form2, p.tag2))} if "inflswap" in forced else set()
     )
     guided = {k: k in ws_keys or k in is_keys for k in word_keys}  # a form both use: guided if either is
-    reqs = [
-        word_request(
+    word_reqs = {
+        (f, t): word_request(
             f, t, params.max_tokens, params.lang, params.writer_prompt, guided[(f, t)], plan.examples
         )
         for f, t in word_keys
-    ]
+    }
+    reqs = list(word_reqs.values())
     agr_items = [(p, rule, s) for p in agr for rule in params.rules for s in range(params.agreement_samples)]
     reqs += [
         agreement_request(
@@ -494,6 +546,11 @@ def _attempt(
         pos_of,
         checker,
     )
+    for n in range(1, params.rewrites + 1):
+        if not _rewrite(
+            llm, params, vocab, infl, word_reqs, outcomes, raw, pos_of, checker, guided, funnel, n
+        ):
+            break
     drafts = wordswap_drafts(
         words, outcomes, raw, params.pairs_per_word, params.seed, params.lang, funnel, rejects
     )

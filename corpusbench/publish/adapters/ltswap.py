@@ -119,6 +119,9 @@ def _model(ctx: GeneratorContext) -> str:
     return str(path) if path.is_dir() else ctx.llm.model
 
 
+_DEFAULTS = {"rewrites": 0}  # parameters added since runs were reused: their value before they existed
+
+
 def why_not_reused(
     manifest: dict[str, Any] | None, params: dict[str, Any], corpus: dict[str, Any], model: str
 ) -> str | None:
@@ -128,7 +131,8 @@ def why_not_reused(
     failures = (manifest.get("llm_report") or {}).get("failures") or 0
     if failures:
         return f"{failures} of its LLM calls failed (a run with failures is never reused)"
-    ran = manifest.get("parameters") or {}
+    # a run made before a parameter existed ran with its default
+    ran = {**_DEFAULTS, **(manifest.get("parameters") or {})}
     diffs = [
         f"{k} differs (spec {_show(params.get(k))}, run {_show(ran.get(k))})"
         for k in sorted(set(params) | set(ran))
