@@ -25,12 +25,14 @@ $(JUDGE_MODEL_DIR)/config.json: $(STAMP) corpusbench/assets/judge_model.py corpu
 # the short cells, under the caps as draw ceilings. Writer v4 (5 corpus sentences in the cached system
 # turn: fewer words the corpus lacks), guided decoding for InflectionSwap and AgreementSwap (the exact
 # form / noun in each sentence), no same-lemma confirmation (the lexicon pairs come from lemminflect; the
-# judge answered "yes" to 129 of 129 such questions). Measured 2026-11-26 on 2 shared cores: 18.1 min wall,
-# 886 LLM requests (740 sent + 146 answered from an interrupted identical run's cache), ~5,870 generated
-# tokens; kept 38 / 25 / 42; 26 of 32 cells hold >= 3, six InflectionSwap cells 1-2 (docs/ltswap.md).
+# judge answered "yes" to 129 of 129 such questions). --rewrites 1: an InflectionSwap form whose sentence
+# failed while its partner's passed is written once more (sampled), so the checked partner is not wasted.
+# Measured 2026-11-26 on 2 shared cores, without --rewrites: 18.1 min wall, 886 LLM requests, ~5,870
+# generated tokens, kept 38 / 25 / 42, 26 of 32 cells >= 3; with --rewrites 1 (the same run's cache + 124
+# new requests): 980 requests, 6,487 tokens, kept 38 / 35 / 42, 30 of 32 cells >= 3 (docs/ltswap.md).
 LTSWAP_DEMO_ARGS ?= --per-cell 3 --agreement-cells bin --max-per-bin wordswap=8,inflswap=6,agrswap=3 \
 	--pairs-per-word 2 --rules SVSHORT,SVLONG,DET --agreement-samples 1 --no-confirm-inflections \
-	--writer-prompt v4 --force-form inflswap,agrswap
+	--writer-prompt v4 --force-form inflswap,agrswap --rewrites 1
 
 DEMO_TARGETS += vllm-venv judge-model
 DEMO_STEPS += $(PY) -m corpusbench ltswap build $(DATA)/default --stats out/demo/stats --out out/demo/ltswap \
