@@ -144,36 +144,38 @@ class RoundState:
     rounds: int = 1
     by_length: bool = True  # AgreementSwap cells split into SHORT and LONG
 
+    def drawn(self) -> Counter[Cell]:
+        """Candidates drawn so far, per cell."""
+        out: Counter[Cell] = Counter()
+        for (s, g), n in self.counts.items():
+            for c in cells_of(s, g, self.rules, self.by_length):
+                out[c] += n
+        return out
+
+    def kept_by_subtask(self) -> Counter[str]:
+        out: Counter[str] = Counter()
+        for c, n in self.kept.items():
+            out[c.subtask] += n
+        return out
+
 
 def next_counts(state: RoundState) -> dict[Group, int]:
     """The next round's draw per group: short cells' groups grow by deficit / yield (the cell's, else
     its subtask's; a subtask that kept nothing after round 1 doubles its draw once, and after that
     stops: its LLM answers fail, more of them would too); others stay."""
-    pools, counts, kept, per_cell, ceiling, rules = (
-        state.pools,
-        state.counts,
-        state.kept,
-        state.per_cell,
-        state.ceiling,
-        state.rules,
-    )
-    rounds_done = state.rounds
-    drawn: Counter[Cell] = Counter()
+    pools, counts, kept, per_cell = state.pools, state.counts, state.kept, state.per_cell
+    ceiling = state.ceiling
+    drawn, kept_sub = state.drawn(), state.kept_by_subtask()
     by_sub: Counter[str] = Counter()
-    kept_sub: Counter[str] = Counter()
-    for (s, g), n in counts.items():
+    for (s, _g), n in counts.items():
         by_sub[s] += n
-        for c in cells_of(s, g, rules, state.by_length):
-            drawn[c] += n
-    for c, n in kept.items():
-        kept_sub[c.subtask] += n
     out = dict(counts)
     for (s, g), n in counts.items():
         room = _room(ceiling, s, pools[s][g])
         if n >= room:
             continue
-        short = [c for c in cells_of(s, g, rules, state.by_length) if kept[c] < per_cell]
-        if not short or (kept_sub[s] == 0 and rounds_done >= STOP_EMPTY_AFTER):
+        short = [c for c in cells_of(s, g, state.rules, state.by_length) if kept[c] < per_cell]
+        if not short or (kept_sub[s] == 0 and state.rounds >= STOP_EMPTY_AFTER):
             continue
         growing = [
             (s2, g2)
@@ -200,24 +202,13 @@ def next_counts(state: RoundState) -> dict[Group, int]:
 
 def reports(state: RoundState) -> list[CellReport]:
     """Every cell of the requested subtasks that has candidates, plus the bins without any."""
-    pools, counts, kept, per_cell, ceiling, rules, rounds = (
-        state.pools,
-        state.counts,
-        state.kept,
-        state.per_cell,
-        state.ceiling,
-        state.rules,
-        state.rounds,
-    )
-    drawn: Counter[Cell] = Counter()
+    pools, kept, per_cell, rounds = state.pools, state.kept, state.per_cell, state.rounds
+    ceiling = state.ceiling
+    drawn, kept_sub = state.drawn(), state.kept_by_subtask()
     left: Counter[Cell] = Counter()
     capped: dict[Cell, bool] = {}
-    kept_sub: Counter[str] = Counter()
-    for c, n in kept.items():
-        kept_sub[c.subtask] += n
-    for (s, g), n in counts.items():
-        for c in cells_of(s, g, rules, state.by_length):
-            drawn[c] += n
+    for (s, g), n in state.counts.items():
+        for c in cells_of(s, g, state.rules, state.by_length):
             left[c] += len(pools[s][g]) - n
             capped[c] = capped.get(c, True) and n >= _room(ceiling, s, pools[s][g])
     out = []
