@@ -227,7 +227,7 @@ class CachedLLM:
                 rep.uncached += key is None
             elif key in hits and hits[key][0] in FINAL:
                 out[i] = from_dict(req.id, hits[key][1], cached=True)
-                rep.add(out[i])
+                rep.add(out[i], key)
                 done += 1
             else:
                 rep.retried_errors += key in hits and key not in todo
@@ -249,7 +249,7 @@ class CachedLLM:
             else:
                 out[i] = result
             for other in todo[key] if key is not None and self.cache is not None else [i]:
-                rep.add(out[other])
+                rep.add(out[other], key)
                 done += 1
             if progress:
                 progress(done, len(reqs))

@@ -131,14 +131,21 @@ class RunReport:
     tokens_out: int = 0  # generated tokens of fresh calls
     by_path: dict[str, int] = field(default_factory=dict)  # choose: which read-out decided
     wall_s: float = 0.0
+    #: cache key (else request id) -> generated tokens of every answer the run used, fresh or cached,
+    #: counted once however often it was looked up: the run's cost whatever the cache held
+    #: (``as_dict`` shows it as requests_used / tokens_out_used)
+    used: dict[str, int] = field(default_factory=dict, repr=False)
 
-    def add(self, result: GenResult | ChoiceResult) -> None:
+    def add(self, result: GenResult | ChoiceResult, key: str | None = None) -> None:
+        """Count ``result``; ``key`` (its cache key) makes requests that share one answer count once."""
         if result.cached:
             self.cache_hits += 1
         else:
             self.calls += 1
             self.tokens_in += result.tokens_in
             self.tokens_out += result.tokens_out
+        if result.status != "too_long":  # a too-long prompt is never sent
+            self.used[key or result.id] = result.tokens_out
         match result.status:
             case "ok":
                 self.ok += 1
@@ -168,9 +175,12 @@ class RunReport:
             setattr(self, name, getattr(self, name) + getattr(other, name))
         for k, v in other.by_path.items():
             self.by_path[k] = self.by_path.get(k, 0) + v
+        self.used.update(other.used)
 
     def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        out = asdict(self)
+        used = out.pop("used")
+        return {**out, "requests_used": len(used), "tokens_out_used": sum(used.values())}
 
 
 @dataclass(frozen=True, slots=True)

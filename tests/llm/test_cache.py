@@ -33,6 +33,25 @@ def test_second_run_is_served_from_cache(tmp_path) -> None:
     assert backend2.calls == []
 
 
+def test_the_cost_a_run_used_is_the_same_from_the_cache(tmp_path) -> None:
+    """requests_used/tokens_out_used count each answer once, fresh or cached: a rebuild from the cache
+    reports the cost of the run it reproduces (calls/tokens_out count only what was sent)."""
+    db = tmp_path / "c.sqlite"
+    backend = ScriptedBackend({f"prompt {i}": f"answer number {i}" for i in range(4)})
+    with CachedLLM(backend, db) as llm:
+        llm.generate([gen(i) for i in range(4)])
+        llm.generate([gen(i) for i in range(2)])  # looked up again: not a second request
+        llm.generate([GenRequest(id="same-prompt", prompt="prompt 3")])  # one answer under another id
+        cold = llm.report.as_dict()
+    assert (cold["calls"], cold["cache_hits"]) == (4, 3)
+    assert (cold["requests_used"], cold["tokens_out_used"]) == (4, 12)
+    with CachedLLM(ScriptedBackend({}), db) as llm:
+        llm.generate([gen(i) for i in range(4)])
+        warm = llm.report.as_dict()
+    assert (warm["calls"], warm["tokens_out"]) == (0, 0)
+    assert (warm["requests_used"], warm["tokens_out_used"]) == (4, 12)
+
+
 def test_key_covers_model_params_prompt_and_sample() -> None:
     base = gen(0)
     k = gen_key("m", base)

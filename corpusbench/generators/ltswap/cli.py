@@ -351,7 +351,9 @@ def _print(result) -> None:  # type: ignore[no-untyped-def]
     rep = result.manifest.get("llm_report") or {}
     console.print(
         f"LLM: {rep.get('calls', 0):,} calls, {rep.get('cache_hits', 0):,} cache hits, "
-        f"{rep.get('failures', 0):,} failures; {result.manifest['seconds']} s"
+        f"{rep.get('failures', 0):,} failures; {result.manifest['seconds']} s. The run used "
+        f"{rep.get('requests_used', 0):,} requests and {rep.get('tokens_out_used', 0):,} generated tokens"
+        " (sent now or answered from the cache)"
     )
     _say_failures(rep.get("failures", 0), (result.manifest.get("llm") or {}).get("max_failures"))
 
