@@ -1,5 +1,7 @@
 """Stage 4: the LLM filter. Each paired draft becomes a ``JudgeItem`` judged under the run's
-``FilterRule`` (``judging.py``: strict, debiased or pointwise; 4 prompts per quadruplet).
+``FilterRule`` (``judging.py``: strict, debiased or pointwise; 4 prompts per quadruplet), the second
+minimal pair's 2 only when the first passed; under ``--per-cell`` only as many drafts per cell as the
+cell still needs (``judge_to_fill``).
 
 An unusable answer drops the quadruplet (``filter_no_answer``). A failed call stops the run unless
 the failure budget allows it (then ``filter_llm_error``, for this run only): errors are not cached as
@@ -8,9 +10,14 @@ final, so the next run asks again (the reference kept the error row and rejected
 
 from __future__ import annotations
 
+import hashlib
+from collections import Counter, deque
+from collections.abc import Hashable, Sequence
+from typing import Any
+
 from corpusbench.generators.ltswap.checks import detokenise, render
 from corpusbench.generators.ltswap.generation import Draft
-from corpusbench.generators.ltswap.judging import JudgeItem, Judgement
+from corpusbench.generators.ltswap.judging import FilterRule, JudgeItem, Judgement, judge_items
 from corpusbench.generators.ltswap.records import Quadruplet, quadruplet_id
 
 NONCE_FALLBACKS = ("blick", "dax", "wug", "fep", "zorp", "tupa", "gazzer")
@@ -72,3 +79,47 @@ def assemble(d: Draft, item: JudgeItem, judgement: Judgement | None) -> Quadrupl
         filter_margin=judgement.margin if judgement else None,
         filter_margins=tuple(judgement.margins or ()) if judgement else (),
     )
+
+
+def judge_to_fill(
+    llm: Any,
+    items: Sequence[JudgeItem],
+    cells: Sequence[Hashable],
+    order: Sequence[Any],
+    rule: FilterRule,
+    nonce: str,
+    need: int | None = None,
+    progress: Any = None,
+) -> list[Judgement | None]:
+    """Judge drafts only until each cell holds ``need`` kept ones (``--per-cell``), in ``order`` within a
+    cell: each pass asks, per cell, for as many drafts as it still lacks, first minimal pair first
+    (``judge_items(early_reject=True)``). ``need`` None: every draft. None in the result: not judged,
+    its cell was full (a draft judged in an earlier round sorts first, so its cached answers are used)."""
+    queues: dict[Hashable, deque[int]] = {}
+    for n in sorted(range(len(items)), key=lambda n: order[n]):
+        queues.setdefault(cells[n], deque()).append(n)
+    verdicts: list[Judgement | None] = [None] * len(items)
+    kept: Counter[Hashable] = Counter()
+    while True:
+        batch = []
+        for cell, queue in queues.items():
+            room = len(queue) if need is None else need - kept[cell]
+            while room > 0 and queue:
+                batch.append(queue.popleft())
+                room -= 1
+        if not batch:
+            return verdicts
+        for n, v in zip(
+            batch,
+            judge_items(llm, [items[n] for n in batch], rule, nonce, progress, early_reject=True),
+            strict=True,
+        ):
+            verdicts[n] = v
+            kept[cells[n]] += v.keep
+
+
+def judge_order(item: JudgeItem, first_round: int, seed: int) -> tuple[int, str]:
+    """A draft's place in its cell's judging queue: the round it was first drafted in, then a seeded
+    hash of its words and sentences (stable across rounds and reruns)."""
+    key = f"{seed}:{item.id}:{item.s1_good}:{item.s2_good}"
+    return first_round, hashlib.sha256(key.encode()).hexdigest()

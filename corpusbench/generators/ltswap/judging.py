@@ -114,7 +114,8 @@ class Judgement:
     reason: str
     rule: str
     threshold: float
-    margins: tuple[float, float] | None  # per minimal pair, log-prob units
+    # per minimal pair, log-prob units; one value when the first pair already failed (early rejection)
+    margins: tuple[float, ...] | None
     first_option: int | None  # pairwise rules: how many of the 4 answers were "A"
 
     @property
@@ -177,6 +178,36 @@ class FilterRule:
             pairs = [(s1, b1), (b1, s1), (s2, b2), (b2, s2)]
             prompts = [prompting.render(self.templates[1], a=a, b=b, language=lang) for a, b in pairs]
         return [ChoiceRequest(id=f"{tag}:{k}", prompt=p, options=("A", "B")) for k, p in enumerate(prompts)]
+
+    def first_pair_fails(self, results: Sequence[ChoiceResult]) -> Judgement | None:
+        """The verdict when the answers to the first 2 of ``requests`` (the first minimal pair) already
+        drop the quadruplet, else None: the same verdict ``judge`` would give on all 4 answers, since a
+        quadruplet is kept only when both pairs pass."""
+        base = {"rule": self.name, "threshold": float(self.threshold or 0.0)}
+        if len(results) != 2 or not all(r.ok and r.choice is not None for r in results):
+            why = "filter_llm_error" if any(r.status == "error" for r in results) else "filter_no_answer"
+            return Judgement(keep=False, reason=why, margins=None, first_option=None, **base)
+        if self.name == "pointwise":
+            margin, first = (
+                option_margin(results[0], "yes", "no") - option_margin(results[1], "yes", "no"),
+                None,
+            )
+        else:
+            wants = EXPECTED[:2]
+            margin = sum(
+                option_margin(r, w, "B" if w == "A" else "A") for r, w in zip(results, wants, strict=True)
+            )
+            first = sum(r.choice == "A" for r in results)
+        margin = round(margin, 4)  # as ``judge`` compares it
+        if self.name == "strict":
+            if all(r.choice == w for r, w in zip(results, EXPECTED[:2], strict=True)):
+                return None
+            reason = "filter_rejected"
+        elif margin > base["threshold"]:
+            return None
+        else:
+            reason = "filter_below_threshold"
+        return Judgement(keep=False, reason=reason, margins=(margin,), first_option=first, **base)
 
     def judge(self, results: Sequence[ChoiceResult]) -> Judgement:
         """The verdict on the 4 answers to ``requests``."""
@@ -242,13 +273,34 @@ def _replace(text: str, word: str, by: str) -> str:
 
 
 def judge_items(
-    llm: Any, items: Sequence[JudgeItem], rule: FilterRule, nonce: str = "blick", progress: Any = None
+    llm: Any,
+    items: Sequence[JudgeItem],
+    rule: FilterRule,
+    nonce: str = "blick",
+    progress: Any = None,
+    *,
+    early_reject: bool = False,
 ) -> list[Judgement]:
-    """Judge every item (its own ``judge_rule`` if set, else ``rule``) in one batch of LLM calls."""
+    """Judge every item (its own ``judge_rule`` if set, else ``rule``) in one batch of LLM calls.
+
+    ``early_reject``: ask the first minimal pair's 2 prompts of every item first, and the second pair's
+    only for the items whose first pair passed: the same verdicts for fewer requests (a dropped item
+    records only its first margin). ``judge-check`` asks all 4 (its threshold sweep needs both margins)."""
     rules = [
         FilterRule(it.judge_rule, None) if it.judge_rule and it.judge_rule != rule.name else rule
         for it in items
     ]
-    reqs = [r for it, fr in zip(items, rules, strict=True) for r in fr.requests(it, nonce)]
-    answers = llm.choose(reqs, progress) if reqs else []
-    return [fr.judge(answers[4 * n : 4 * n + 4]) for n, fr in enumerate(rules)]
+    reqs = [fr.requests(it, nonce) for it, fr in zip(items, rules, strict=True)]
+    if not early_reject:
+        flat = [r for four in reqs for r in four]
+        answers = llm.choose(flat, progress) if flat else []
+        return [fr.judge(answers[4 * n : 4 * n + 4]) for n, fr in enumerate(rules)]
+    first = [r for four in reqs for r in four[:2]]
+    answers = llm.choose(first, progress) if first else []
+    early = [fr.first_pair_fails(answers[2 * n : 2 * n + 2]) for n, fr in enumerate(rules)]
+    rest = [n for n, e in enumerate(early) if e is None]
+    second = llm.choose([r for n in rest for r in reqs[n][2:]], progress) if rest else []
+    out: list[Judgement] = list(early)  # type: ignore[arg-type]
+    for k, n in enumerate(rest):
+        out[n] = rules[n].judge([*answers[2 * n : 2 * n + 2], *second[2 * k : 2 * k + 2]])
+    return out

@@ -33,7 +33,13 @@ from corpusbench.generators.ltswap.candidates import (
     inflection_pairs,
     seeded_groups,
 )
-from corpusbench.generators.ltswap.filtering import assemble, draft_item, pick_nonce
+from corpusbench.generators.ltswap.filtering import (
+    assemble,
+    draft_item,
+    judge_order,
+    judge_to_fill,
+    pick_nonce,
+)
 from corpusbench.generators.ltswap.funnel import Funnel
 from corpusbench.generators.ltswap.generation import (
     Outcome,
@@ -46,7 +52,7 @@ from corpusbench.generators.ltswap.generation import (
     word_request,
     writer_examples,
 )
-from corpusbench.generators.ltswap.judging import FilterRule, judge_items
+from corpusbench.generators.ltswap.judging import FilterRule, Judgement
 from corpusbench.generators.ltswap.lexicon import EnglishLexicon
 from corpusbench.generators.ltswap.morph import LANGS as MORPH_LANGS
 from corpusbench.generators.ltswap.morph import build_morph_candidates
@@ -364,10 +370,11 @@ def run_ltswap(
     t0 = time.perf_counter()
     out = Path(out)
     plan = plan or plan_ltswap(stats, params, progress)
-    attempt = _attempt(plan, llm, params, plan.words, plan.infl, plan.agr, progress)
+    drafted: dict[str, int] = {}
+    attempt = _attempt(plan, llm, params, plan.words, plan.infl, plan.agr, progress, drafted)
     cell_reports, rounds = None, []
     if params.per_cell is not None:
-        attempt, cell_reports, rounds = _fill_cells(plan, llm, params, attempt, progress)
+        attempt, cell_reports, rounds = _fill_cells(plan, llm, params, attempt, progress, drafted)
     quads, funnel, rejects, rule = attempt.quads, attempt.funnel, attempt.rejects, attempt.rule
     meta = manifest(
         stats=stats,
@@ -398,7 +405,12 @@ def run_ltswap(
 
 
 def _fill_cells(
-    plan: LtswapPlan, llm: LLM, params: LtswapParams, attempt: Attempt, progress: Progress | None
+    plan: LtswapPlan,
+    llm: LLM,
+    params: LtswapParams,
+    attempt: Attempt,
+    progress: Progress | None,
+    drafted: dict[str, int],
 ) -> tuple[Attempt, list[cellmod.CellReport], list[dict[str, Any]]]:
     """Rounds of larger draws for the cells still short of ``params.per_cell`` (cells.py)."""
     assert params.per_cell is not None
@@ -441,7 +453,7 @@ def _fill_cells(
         if not cellmod.grew(counts, nxt):
             break
         counts = nxt
-        attempt = _attempt(plan, llm, params, *draw(plan.pools, counts), progress)
+        attempt = _attempt(plan, llm, params, *draw(plan.pools, counts), progress, drafted, len(rounds) + 1)
         record(attempt)
     cells = cellmod.reports(state(len(rounds)))
     return attempt, cells, rounds
@@ -493,9 +505,13 @@ def _attempt(
     infl: list[InflectionPair],
     agr: list[InflectionPair],
     progress: Progress | None,
+    drafted: dict[str, int] | None = None,
+    round_no: int = 1,
 ) -> Attempt:
-    """Confirmation, generation, checks, pairing and the LLM filter over one draw (no files)."""
+    """Confirmation, generation, checks, pairing and the LLM filter over one draw (no files).
+    ``drafted``: the run's drafts so far and the round each first appeared in (updated here)."""
     vocab = plan.vocab
+    drafted = {} if drafted is None else drafted
     funnel: Funnel = Funnel()
     rejects: list[dict[str, Any]] = []
     for w in words:
@@ -561,15 +577,28 @@ def _attempt(
     nonce = pick_nonce(params.nonce, vocab)
     rule = FilterRule(params.filter_rule, params.filter_threshold)
     items = [draft_item(d, params.lang) for d in drafts]
-    verdicts = judge_items(llm, items, rule, nonce, _bar(progress, "filter")) if params.llm_filter else []
+    verdicts: list[Judgement | None] = [None] * len(drafts)
+    if params.llm_filter:
+        for it in items:  # the round a draft first appeared in: it keeps its place in the queue
+            drafted.setdefault(f"{it.id}:{it.s1_good}:{it.s2_good}", round_no)
+        verdicts = judge_to_fill(
+            llm,
+            items,
+            [cellmod.cell_of(d.subtask, d.bin, d.rule, params.by_length) for d in drafts],
+            [judge_order(it, drafted[f"{it.id}:{it.s1_good}:{it.s2_good}"], params.seed) for it in items],
+            rule,
+            nonce,
+            params.per_cell,
+            _bar(progress, "filter"),
+        )
     quads: dict[str, list[Quadruplet]] = {s: [] for s in SUBTASKS}
     for n, d in enumerate(drafts):
-        j = verdicts[n] if params.llm_filter else None
-        if j is None or j.keep:
+        j = verdicts[n]
+        if not params.llm_filter or (j is not None and j.keep):
             funnel.add(d.subtask, d.bin, "kept")
             quads[d.subtask].append(assemble(d, items[n], j))
         else:
-            funnel.drop(d.subtask, d.bin, j.reason)
+            funnel.drop(d.subtask, d.bin, j.reason if j is not None else "cell_full")
     for s in quads:
         quads[s].sort(key=lambda q: (q.bin, q.rule, q.w1, q.w2, q.id))
     return Attempt(
