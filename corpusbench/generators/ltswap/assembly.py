@@ -137,6 +137,7 @@ def agrswap_drafts(
         bins[p.id] = p.bin
         level = LEVELS.index(o.stage)
         best[(p.id, rule)] = max(best.get((p.id, rule), (0, "")), (level, o.stage))
+        funnel.sentence("agrswap", o.stage == "checked" and cut is not None)
         if o.stage != "checked" or cut is None:
             funnel.drop("agrswap", p.bin, o.reason)
             rejects.append(

@@ -273,6 +273,7 @@ def _print_plan(llm, params, plan) -> None:  # type: ignore[no-untyped-def]
     from collections import Counter
 
     from corpusbench.generators.ltswap import sizing
+    from corpusbench.generators.ltswap.cells import cells_of
     from corpusbench.generators.ltswap.filtering import pick_nonce
 
     timing = sizing.time_backend(llm.backend, params, plan.words, pick_nonce(params.nonce, plan.vocab))
@@ -280,7 +281,10 @@ def _print_plan(llm, params, plan) -> None:  # type: ignore[no-untyped-def]
     drawn: Counter[str] = Counter()
     for (s, _), n in counts.items():
         drawn[s] += n
-    rows = sizing.estimate(params, {s: drawn[s] for s in params.subtasks if s in drawn}, timing)
+    cells = Counter(
+        c.subtask for c in {c for (s, g) in counts for c in cells_of(s, g, params.rules, params.by_length)}
+    )
+    rows = sizing.estimate(params, {s: drawn[s] for s in params.subtasks if s in drawn}, timing, cells)
     size = f"--per-cell {params.per_cell}" if params.per_cell else f"--max-per-bin {params.max_per_bin}"
     table = Table(
         "subtask", "candidates", "writer req.", "judge req.", "gen. tokens", "kept (est.)", "wall",
@@ -346,6 +350,13 @@ def _print(result) -> None:  # type: ignore[no-untyped-def]
         if rows := [r for r in result.manifest.get("rewrites") or [] if r["subtask"] == sub]:
             sent, passed = sum(r["sent"] for r in rows), sum(r["passed"] for r in rows)
             console.print(f"{sub}: rewrites: {sent:,} sent, {passed:,} passed the checks")
+    if sents := result.manifest.get("sentences"):
+        console.print(
+            "sentences passing the checks: "
+            + ", ".join(
+                f"{sub} {r['passed']:,}/{r['written']:,} ({r['share']:.0%})" for sub, r in sents.items()
+            )
+        )
     if result.cells is not None:
         _print_cells(result.cells, result.manifest.get("rounds") or [])
     rep = result.manifest.get("llm_report") or {}

@@ -4,7 +4,9 @@ Units: WordSwap counts words up to ``checked`` and quadruplets from ``paired`` o
 counts inflection pairs (one pair = one quadruplet); AgreementSwap counts (noun pair, rule) items
 up to ``checked`` (an item counts once any of its samples reaches the stage) and quadruplets from
 ``paired`` on (distinct samples may give several). ``--rewrites``: sentences written again (``sent``) and
-how many of those passed the checks (``passed``), per subtask x bin, beside the stages.
+how many of those passed the checks (``passed``), per subtask x bin, beside the stages. ``sentences``:
+every sentence the writer wrote per subtask (a form shared by several pairs once; rewrites included;
+AgreementSwap: one reply holding both sentences) and how many passed the checks.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ class Funnel:
         self.counts: Counter[tuple[str, int, str]] = Counter()
         self.drops: Counter[tuple[str, int, str]] = Counter()
         self.rewrites: Counter[tuple[str, int, str]] = Counter()  # (subtask, bin, sent | passed)
+        self.sentences: Counter[tuple[str, str]] = Counter()  # (subtask, written | passed)
 
     def add(self, subtask: str, bin_: int, stage: str, n: int = 1) -> None:
         if stage not in STAGES:
@@ -49,6 +52,21 @@ class Funnel:
         """One rewrite sent (``--rewrites``), and whether its sentence passed the checks."""
         self.rewrites[(subtask, bin_, "sent")] += 1
         self.rewrites[(subtask, bin_, "passed")] += passed
+        self.sentence(subtask, passed)
+
+    def sentence(self, subtask: str, passed: bool) -> None:
+        """One sentence written for ``subtask``, and whether it passed the checks."""
+        self.sentences[(subtask, "written")] += 1
+        self.sentences[(subtask, "passed")] += passed
+
+    def sentence_rows(self) -> dict[str, dict[str, Any]]:
+        """Per subtask: sentences written, passed the checks, and the share that passed."""
+        out = {}
+        for sub in SUBTASKS:
+            n, k = self.sentences[(sub, "written")], self.sentences[(sub, "passed")]
+            if n:
+                out[sub] = {"written": n, "passed": k, "share": round(k / n, 3)}
+        return out
 
     def rewrite_rows(self) -> list[dict[str, Any]]:
         """Rewrites sent and passed per subtask x bin (only where any was sent)."""

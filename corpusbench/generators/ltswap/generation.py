@@ -67,29 +67,41 @@ class Outcome:
 GUIDED_MAX_TOKENS = 48  # a guided reply is one short sentence
 _END = ".!?"
 _REST = rf"([ ,;:'][^\n{_END}]*)?[{_END}]"  # the rest of the sentence after the form, one final stop
-_WORD = "[a-z]+"
-_LEAD = "[A-Z][a-z]*( [A-Za-z',-]+){0,6}"  # a capitalised sentence start of at most 7 words
-_DET = "(The|A|An|This|That|These|Those|His|Her|My|Our|Their|Every|No|Some|Many|Two)"
-# where the form goes, per tag: the writer follows such a frame naturally (a free position let the model
-# write "saw" for "see" and then never reach the form: benchmarks/bench_ltswap_yield.py, docs/ltswap.md)
+_DET = "(The|A|An|This|That|These|Those|His|Her|My|Our|Their|Every|No|Some|Many|Two)"  # pair_regex's
+_SUBJ = "(man|woman|king|child|servant|wind|water|city|lord)"  # singular subjects the corpus has
+# verbs that say something of their object ("had" and "made" gave "They had a power to protest", which
+# stays sensible when a WordSwap word takes its place; 80% vs 72% of 40 held-out nouns pass the checks)
+_VERB = (
+    "(saw|found|took|gave|loved|kept|bought|sold|heard|brought|met|watched|carried|built|used|fed|lost|"
+    "feared)"
+)
+# Where the form goes, per tag: near the start, after a short fixed opening that only this form fits
+# (a number-marking determiner after a pronoun and a simple verb for nouns, a modal for the base form,
+# a third-person singular subject for -s and past forms, an agreeing auxiliary for -ing), the rest free.
+# The writer then writes a short, plain sentence around it, and an InflectionSwap swap breaks it ("They
+# will mended", "They saw many coronet"). Measured (2026-11-26, v4 writer, 84 held-out forms): the
+# earlier frames (a free start of up to 7 words before the form) passed the checks no more often than no
+# frame (49% vs 48%): the writer ran out of words, merged them ("thequiz") or repeated the form; fixed
+# openings pass 74% (docs/ltswap.md).
 FRAMES = {
-    "NN": rf"{_DET}( {_WORD})? {{f}}",
-    "NNS": rf"{_DET}( {_WORD})? {{f}}",
-    "VB": rf"{_LEAD} (to|will|can|must|shall|may|should|would|could|not) {{f}}",
-    "VBD": rf"{_LEAD} {{f}}",
-    "VBG": rf"{_LEAD} (is|are|was|were|am|be|been) {{f}}",
-    "VBZ": rf"(He|She|It|The {_WORD}) {{f}}",
+    "NN": rf"(He|She|I|We|They) {_VERB} ({{art}}|this|that|one|every) {{f}}",
+    "NNS": rf"(He|She|I|We|They) {_VERB} (these|those|many|several|two|three|both) {{f}}",
+    "VB": r"(I|We|You|They) (will|can|must|shall|may|should|would|could|do not|did not) {f}",
+    "VBD": rf"(He|She|It|The {_SUBJ}) {{f}}",
+    "VBG": rf"((He|She|It|The {_SUBJ}) (is|was)|(They|We) (are|were)|I (am|was)) {{f}}",
+    "VBZ": rf"(He|She|It|The {_SUBJ}) {{f}}",
 }
 
 
 def form_regex(form: str, tag: str) -> str:
     """One English sentence that holds ``form`` exactly, as a whole word, in the place ``FRAMES`` gives its
-    tag (after a determiner, a modal, an auxiliary, a subject), the rest free up to one final ``.!?``. No
-    lookaround and only small bounded repeats, so vLLM's regex engines (xgrammar, outlines, guidance)
-    compile it at once."""
+    tag (after a short opening: a subject, a modal or auxiliary, a verb and a determiner; "a" or "an" by
+    the form's first letter), the rest free up to one final ``.!?``. No lookaround and only small bounded
+    repeats, so vLLM's regex engines (xgrammar, outlines, guidance) compile it at once."""
     if tag not in FRAMES:
         raise ConfigError(f"--force-form: no sentence frame for tag {tag!r} (English only)")
-    return FRAMES[tag].replace("{f}", re.escape(form)) + _REST
+    art = "an" if form[:1].lower() in "aeiou" else "a"
+    return FRAMES[tag].replace("{art}", art).replace("{f}", re.escape(form)) + _REST
 
 
 def pair_regex(singular: str, plural: str) -> str:

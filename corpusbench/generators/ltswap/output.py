@@ -56,6 +56,7 @@ def manifest(
         "funnel": funnel.rows(),
         "drop_reasons": funnel.reasons(),
         **({"rewrites": funnel.rewrite_rows()} if funnel.rewrites else {}),
+        "sentences": funnel.sentence_rows(),
         "seconds": round(seconds, 1),
     }
 

@@ -562,6 +562,10 @@ def _attempt(
         pos_of,
         checker,
     )
+    for w in words:  # each sentence once per subtask that uses it; rewrites count in Funnel.rewrite
+        funnel.sentence("wordswap", outcomes[(w.form, w.tag)].stage == "checked")
+    for k in sorted({k for p in infl for k in ((p.form1, p.tag1), (p.form2, p.tag2))}):
+        funnel.sentence("inflswap", outcomes[k].stage == "checked")
     for n in range(1, params.rewrites + 1):
         if not _rewrite(
             llm, params, vocab, infl, word_reqs, outcomes, raw, pos_of, checker, guided, funnel, n

@@ -7,8 +7,10 @@ the arithmetic then scales them by the run's expected requests. Expected request
 yields below (the demo run's measured rates, issue #29), capped by the cell's candidates.
 
 Requests are counted as the run counts them: one writer request per word form (WordSwap word, each
-form of an InflectionSwap pair) and per AgreementSwap (noun pair, rule, sample); two confirmation
-prompts per inflection/agreement pair; four judge prompts per paired draft.
+form of an InflectionSwap pair) and per AgreementSwap (noun pair, rule, sample), plus ``--rewrites``
+(an InflectionSwap form written again while its partner passed); two confirmation prompts per
+inflection/agreement pair; four judge prompts per kept draft and about three per dropped one (its second
+pair is asked only when the first passed), and under ``--per-cell`` only the drafts the cells need.
 """
 
 from __future__ import annotations
@@ -52,13 +54,24 @@ class SubtaskEstimate:
     seconds: float
 
 
+def pair_pass(p: float, rewrites: int) -> float:
+    """Share of InflectionSwap pairs with both sentences passing, each passing with ``p``, when a failed
+    side is written again up to ``rewrites`` times while its partner passed."""
+    return p * p + 2 * p * (1 - p) * (1 - (1 - p) ** rewrites)
+
+
+def rewrites_per_pair(p: float, rewrites: int) -> float:
+    """Expected rewrites sent per InflectionSwap pair (the same model as ``pair_pass``)."""
+    return 2 * p * (1 - p) * sum((1 - p) ** i for i in range(rewrites))
+
+
 def _yield(subtask: str, params: Any, cell: cellmod.Cell) -> float:
     """Expected kept quadruplets per drawn candidate of ``cell``."""
     p = SENTENCE_PASS[subtask]
     if subtask == "wordswap":
         return p * 0.5 * params.pairs_per_word * JUDGE_KEEP
     if subtask == "inflswap":
-        return p * p * JUDGE_KEEP
+        return pair_pass(p, params.rewrites) * JUDGE_KEEP
     rules = sum(1 for r in params.rules if not cell.length or cellmod.LENGTH[r] == cell.length)
     return rules * params.agreement_samples * p * JUDGE_KEEP
 
@@ -81,21 +94,30 @@ def expected_counts(params: Any, pools: cellmod.Pools, counts: Mapping[cellmod.G
     return out
 
 
-def estimate(params: Any, drawn: Mapping[str, int], timing: Timing) -> list[SubtaskEstimate]:
-    """Requests, generated tokens, kept quadruplets and wall time per subtask for ``drawn`` candidates."""
+def estimate(
+    params: Any, drawn: Mapping[str, int], timing: Timing, cells: Mapping[str, int] | None = None
+) -> list[SubtaskEstimate]:
+    """Requests, generated tokens, kept quadruplets and wall time per subtask for ``drawn`` candidates;
+    ``cells``: the subtask's cells (under ``--per-cell`` judging stops once they hold N each)."""
     rows = []
     confirm = 2 if params.confirm_inflections else 0
-    judge_per = 4 if params.llm_filter else 0
+    keep = JUDGE_KEEP if params.llm_filter else 1.0
+    judge_per = (4 * keep + 3 * (1 - keep)) if params.llm_filter else 0
     for s, n in drawn.items():
         p = SENTENCE_PASS[s]
         if s == "wordswap":
             writer, drafts, confirms, tokens_each = n, n * p / 2 * params.pairs_per_word, 0, 1
         elif s == "inflswap":
-            writer, drafts, confirms, tokens_each = 2 * n, n * p * p, confirm * n, 1
+            rewrites = n * rewrites_per_pair(p, params.rewrites)
+            writer, drafts, confirms = round(2 * n + rewrites), n * pair_pass(p, params.rewrites), confirm * n
+            tokens_each = 1
         else:
             k = len(params.rules) * params.agreement_samples
             writer, drafts, confirms, tokens_each = n * k, n * k * p, confirm * n, 2  # two sentences
-        judge = confirms + round(judge_per * drafts)
+        judged = drafts
+        if params.per_cell is not None and cells and s in cells:
+            judged = min(drafts, params.per_cell * cells[s] / keep)
+        judge = confirms + round(judge_per * judged)
         rows.append(
             SubtaskEstimate(
                 subtask=s,
@@ -103,7 +125,7 @@ def estimate(params: Any, drawn: Mapping[str, int], timing: Timing) -> list[Subt
                 writer=writer,
                 judge=judge,
                 tokens=round(writer * timing.writer_tokens * tokens_each),
-                kept=round(drafts * (JUDGE_KEEP if params.llm_filter else 1)),
+                kept=round(judged * keep),
                 seconds=writer * timing.writer_s * tokens_each + judge * timing.judge_s,
             )
         )

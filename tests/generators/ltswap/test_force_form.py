@@ -26,18 +26,31 @@ from tests.generators.ltswap.test_pipeline import RuleLLM
     ("form", "tag", "text", "ok"),
     [
         ("see", "VB", "I will see the sun.", True),
-        ("see", "VB", "The old men who live here can see it, now!", True),
+        ("see", "VB", "They can see it, now!", True),
+        ("see", "VB", "They see it.", False),  # a modal first: "They saw it" would stay grammatical
+        ("see", "VB", "The old men who live here can see it.", False),  # the form comes after the opening
         ("see", "VB", "I saw the sun.", False),  # another form
         ("see", "VB", "I will see it. Then I slept.", False),  # one sentence only
         ("see", "VB", "I will see it", False),  # no final stop
         ("mended", "VBD", "She mended the coat.", True),
+        ("mended", "VBD", "The woman mended the coat.", True),
+        ("mended", "VBD", "They mended the coat.", False),  # "They mend" would stay grammatical
         ("mended", "VBD", "She recommended the coat.", False),  # inside another word
         ("mending", "VBG", "They were mending nets.", True),
-        ("mends", "VBZ", "The tailor mends coats.", True),
-        ("thing", "NN", "The old thing broke.", True),
+        ("mending", "VBG", "They was mending nets.", False),  # the auxiliary agrees with its subject
+        ("mends", "VBZ", "The king mends coats.", True),
+        ("mends", "VBZ", "The tailorsmith mends coats.", False),  # no free word to merge others into
+        ("thing", "NN", "They found a thing in the hay.", True),
+        ("thing", "NN", "They found the thing in the hay.", False),  # "the things" would stay grammatical
+        ("thing", "NN", "They found an thing.", False),  # the article fits the form
+        ("apple", "NN", "We ate an apple.", False),  # verbs that say something of the noun: no "ate"
+        ("apple", "NN", "We bought an apple.", True),
+        ("thing", "NN", "They found a broken thing.", False),  # no slot to fill with a lookalike
         ("thing", "NN", "The toys broke.", False),
-        ("sparrows", "NNS", "These sparrows sing at dawn.", True),
-        ("sparrows", "NNS", "The sparrows'\nnest.", False),
+        ("sparrows", "NNS", "We heard many sparrows at dawn.", True),
+        ("sparrows", "NNS", "We heard the sparrows at dawn.", False),
+        ("sparrows", "NNS", "We heard a sparrows at dawn.", False),  # a plural determiner
+        ("sparrows", "NNS", "We saw the sparrows'\nnest.", False),
     ],
 )
 def test_form_regex(form, tag, text, ok):
@@ -45,8 +58,8 @@ def test_form_regex(form, tag, text, ok):
 
 
 def test_form_regex_escapes_the_form_and_knows_its_tags():
-    assert re.fullmatch(form_regex("o'er", "VBD"), "The lark flew o'er the hill.")
-    assert not re.fullmatch(form_regex("a.b", "NN"), "The axb broke.")
+    assert re.fullmatch(form_regex("o'er", "VB"), "They shall o'er the hill.")
+    assert not re.fullmatch(form_regex("a.b", "NN"), "They saw the axb.")
     with pytest.raises(ConfigError, match="no sentence frame for tag 'VINF'"):
         form_regex("manger", "VINF")
 

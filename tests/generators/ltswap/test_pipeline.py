@@ -146,6 +146,11 @@ def test_funnel_and_manifest(first_run):
     assert m["parameters"]["writer_prompt"] == "v3"
     assert m["counts"] == {s: len(q) for s, q in res.quadruplets.items()}
     assert (out / "lt" / "funnel.json").exists() and (out / "lt" / "candidates.parquet").exists()
+    sents = m["sentences"]  # every sentence written per subtask, and the share that passed the checks
+    assert sents["wordswap"]["written"] == sum(r["generated"] for r in rows if r["subtask"] == "wordswap")
+    assert sents["wordswap"]["passed"] == res.funnel.totals("wordswap")["checked"]
+    for sub, r in sents.items():
+        assert 0 < r["passed"] <= r["written"] and r["share"] == round(r["passed"] / r["written"], 3), sub
 
 
 def test_filter_drops_what_the_judge_gets_wrong(first_run, slice_stats, tmp_path):

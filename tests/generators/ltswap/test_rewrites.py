@@ -78,6 +78,9 @@ def test_failed_side_is_rewritten_and_the_pair_kept(slice_stats, tmp_path, misse
         assert gen_key("m", r) != gen_key("m", orig)  # a new cache entry, not the failed answer
     rows = res.manifest["rewrites"]
     assert sum(r["sent"] for r in rows) == sum(r["passed"] for r in rows) == 3
+    # the 3 failed first sentences and their 3 rewrites are all written sentences; the rewrites passed
+    before, after = no.manifest["sentences"]["inflswap"], res.manifest["sentences"]["inflswap"]
+    assert after["written"] == before["written"] + 3 and after["passed"] == before["passed"] + 3
     assert res.manifest["parameters"]["rewrites"] == 2
 
     again = FirstTryMisses(miss)  # resume: every answer, rewrites included, comes from the cache
