@@ -27,10 +27,10 @@ from corpusbench.generators.ltswap.generation import word_request, writer_exampl
 from corpusbench.generators.ltswap.judging import FilterRule, JudgeItem
 from corpusbench.generators.ltswap.prompting import writer
 
-# share of written sentences (AgreementSwap: pairs) passing the checks, per subtask, and share of judged
-# drafts kept: the default demo run's rates (writer v4, --force-form inflswap,agrswap; #29)
-SENTENCE_PASS = {"wordswap": 0.60, "inflswap": 0.56, "agrswap": 0.96}  # 68/113; sqrt(38/122) pairs; 46/48
-JUDGE_KEEP = 0.83  # 105 kept of 126 judged drafts
+# share of written sentences (AgreementSwap: replies) passing the checks, per subtask, and share of judged
+# drafts kept: the default demo run's rates (writer v4, --force-form on all three subtasks; #29, 2026-11-26)
+SENTENCE_PASS = {"wordswap": 0.85, "inflswap": 0.87, "agrswap": 0.96}  # 58/68, 117/134, 46/48
+JUDGE_KEEP = 0.82  # 96 kept of 117 judged drafts
 TIMED = 4  # writer and judge requests timed
 
 
