@@ -13,8 +13,9 @@ Variants (each counted as a run of its own would be: requests, generated tokens,
   writer what was wrong ("the sentence must contain the exact form 'mended'"); its reply replaces the
   failed one when it passes.
 - ``corpus-examples``: writer prompt v4, v3 with 5 plain sentences of the corpus in the system turn.
+- ``corpus-examples+guided``: v4 under guided decoding (the default release's writer).
 - ``guided``: the same prompts under guided decoding (``--force-form``: vLLM structured outputs with
-  ``generation.form_regex``, one sentence that contains the exact form, at most 48 tokens).
+  ``generation.form_regex``, the form after a short fixed opening, at most 48 tokens).
 
 Both variants' drafts (WordSwap pairs and InflectionSwap pairs of checked sentences) are judged by
 the run's default filter rule; a draft in both is judged once but counted in each. Writes
@@ -183,6 +184,17 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             len(keys),
             v4_tok,
             v4_s,
+        )
+        v4g_reqs = [word_request(k[0], k[1], 96, "en", "v4", True, examples) for k in keys]
+        tok0, t0 = llm.report.tokens_out, time.perf_counter()
+        v4g = dict(zip(keys, llm.generate(v4g_reqs), strict=True))
+        v4g_s, v4g_tok = time.perf_counter() - t0, llm.report.tokens_out - tok0
+        variants["corpus-examples+guided"] = (
+            outcomes_of(keys, v4g, pos_of, stats, checker, guided=True),
+            v4g,
+            len(keys),
+            v4g_tok,
+            v4g_s,
         )
         rule, nonce = FilterRule(), pick_nonce("blick", stats.vocabulary)
         judged: dict[str, Any] = {}

@@ -142,4 +142,13 @@ def test_card_lists_the_cells_of_a_per_cell_run():
     assert "| 2-3 LONG | 3 | 1 | 4 | 0 | candidates ran out (4 drawn) |" in md
     assert "| 2-3 SHORT | 3 | 3 | 4 | 0 | — |" in md and "wordswap" not in md
     assert "Bins without candidates:" in md and "2-3," not in md.split("Bins without")[1]
+    assert "not judged" not in md and "Sentences the writer wrote" not in md  # a run that recorded neither
+    meta["drop_reasons"] = [
+        {"subtask": "agrswap", "bin": 2, "reason": "cell_full", "count": 2},
+        {"subtask": "wordswap", "bin": 1, "reason": "cell_full", "count": 5},
+    ]
+    meta["sentences"] = {"agrswap": {"written": 8, "passed": 6, "share": 0.75}}
+    md = cells_markdown(meta, "agrswap")
+    assert "2 drafts beyond it were not judged (`cell_full`)" in md
+    assert "Sentences the writer wrote for this subtask: 8, of which 6 (75%) passed the checks." in md
     assert cells_markdown({"cells": None}, "agrswap") == ""

@@ -243,6 +243,21 @@ def cells_markdown(meta: dict[str, Any], sub: str) -> str:
     listed = {c["bin"] for c in cells}
     empty = [ltswap_bin_label(b) for b in range(LTSWAP_N_BINS) if b not in listed]
     tail = [f"Bins without candidates: {', '.join(empty)}."] if empty else []
+    full = sum(
+        d["count"]
+        for d in meta.get("drop_reasons") or []
+        if d["subtask"] == sub and d["reason"] == "cell_full"
+    )
+    if full:
+        tail.append(
+            f"The judge stops once a cell holds its target: {full} drafts beyond it were not judged "
+            "(`cell_full`) and are not shipped."
+        )
+    if sent := (meta.get("sentences") or {}).get(sub):
+        tail.append(
+            f"Sentences the writer wrote for this subtask: {sent['written']}, of which {sent['passed']} "
+            f"({sent['share']:.0%}) passed the checks."
+        )
     return "\n".join([head, "", *rows, "", *tail]).strip()
 
 
