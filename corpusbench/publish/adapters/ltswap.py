@@ -258,7 +258,7 @@ def cells_markdown(meta: dict[str, Any], sub: str) -> str:
             f"Sentences the writer wrote for this subtask: {sent['written']}, of which {sent['passed']} "
             f"({sent['share']:.0%}) passed the checks."
         )
-    return "\n".join([head, "", *rows, "", *tail]).strip()
+    return "\n".join([head, "", *rows, "", "\n\n".join(tail)]).strip()
 
 
 def bins_markdown(meta: dict[str, Any], sub: str, pairs: Counter[int]) -> str:
