@@ -118,8 +118,12 @@ def judge_to_fill(
             kept[cells[n]] += v.keep
 
 
+def draft_key(item: JudgeItem) -> str:
+    """A draft's identity across rounds: its words and its good sentences."""
+    return f"{item.id}:{item.s1_good}:{item.s2_good}"
+
+
 def judge_order(item: JudgeItem, first_round: int, seed: int) -> tuple[int, str]:
     """A draft's place in its cell's judging queue: the round it was first drafted in, then a seeded
     hash of its words and sentences (stable across rounds and reruns)."""
-    key = f"{seed}:{item.id}:{item.s1_good}:{item.s2_good}"
-    return first_round, hashlib.sha256(key.encode()).hexdigest()
+    return first_round, hashlib.sha256(f"{seed}:{draft_key(item)}".encode()).hexdigest()

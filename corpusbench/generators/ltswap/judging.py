@@ -179,56 +179,26 @@ class FilterRule:
             prompts = [prompting.render(self.templates[1], a=a, b=b, language=lang) for a, b in pairs]
         return [ChoiceRequest(id=f"{tag}:{k}", prompt=p, options=("A", "B")) for k, p in enumerate(prompts)]
 
-    def first_pair_fails(self, results: Sequence[ChoiceResult]) -> Judgement | None:
-        """The verdict when the answers to the first 2 of ``requests`` (the first minimal pair) already
-        drop the quadruplet, else None: the same verdict ``judge`` would give on all 4 answers, since a
-        quadruplet is kept only when both pairs pass."""
-        base = {"rule": self.name, "threshold": float(self.threshold or 0.0)}
-        if len(results) != 2 or not all(r.ok and r.choice is not None for r in results):
-            why = "filter_llm_error" if any(r.status == "error" for r in results) else "filter_no_answer"
-            return Judgement(keep=False, reason=why, margins=None, first_option=None, **base)
-        if self.name == "pointwise":
-            margin, first = (
-                option_margin(results[0], "yes", "no") - option_margin(results[1], "yes", "no"),
-                None,
-            )
-        else:
-            wants = EXPECTED[:2]
-            margin = sum(
-                option_margin(r, w, "B" if w == "A" else "A") for r, w in zip(results, wants, strict=True)
-            )
-            first = sum(r.choice == "A" for r in results)
-        margin = round(margin, 4)  # as ``judge`` compares it
-        if self.name == "strict":
-            if all(r.choice == w for r, w in zip(results, EXPECTED[:2], strict=True)):
-                return None
-            reason = "filter_rejected"
-        elif margin > base["threshold"]:
-            return None
-        else:
-            reason = "filter_below_threshold"
-        return Judgement(keep=False, reason=reason, margins=(margin,), first_option=first, **base)
-
     def judge(self, results: Sequence[ChoiceResult]) -> Judgement:
-        """The verdict on the 4 answers to ``requests``."""
+        """The verdict on the answers to ``requests``: all 4, or the first minimal pair's 2 (early
+        rejection: a quadruplet is kept only when both pairs pass, so a failed first pair already drops
+        it, with its one margin, and a passing one is judged again with the second pair's answers)."""
         base = {"rule": self.name, "threshold": float(self.threshold or 0.0)}
-        if len(results) != 4 or not all(r.ok and r.choice is not None for r in results):
+        if len(results) not in (2, 4) or not all(r.ok and r.choice is not None for r in results):
             why = "filter_llm_error" if any(r.status == "error" for r in results) else "filter_no_answer"
             return Judgement(keep=False, reason=why, margins=None, first_option=None, **base)
+        wants = EXPECTED[: len(results)]
         if self.name == "pointwise":
-            y = [option_margin(r, "yes", "no") for r in results]
-            margins = (y[0] - y[1], y[2] - y[3])
+            m = [option_margin(r, "yes", "no") for r in results]
+            pair = [m[k] - m[k + 1] for k in range(0, len(m), 2)]
             first = None
         else:
-            m = [
-                option_margin(r, want, "B" if want == "A" else "A")
-                for r, want in zip(results, EXPECTED, strict=True)
-            ]
-            margins = (m[0] + m[1], m[2] + m[3])
+            m = [option_margin(r, w, "B" if w == "A" else "A") for r, w in zip(results, wants, strict=True)]
+            pair = [m[k] + m[k + 1] for k in range(0, len(m), 2)]
             first = sum(r.choice == "A" for r in results)
-        margins = (round(margins[0], 4), round(margins[1], 4))
+        margins = tuple(round(x, 4) for x in pair)
         if self.name == "strict":
-            ok = all(r.choice == want for r, want in zip(results, EXPECTED, strict=True))
+            ok = all(r.choice == w for r, w in zip(results, wants, strict=True))
             reason = "" if ok else "filter_rejected"
         else:
             ok = min(margins) > base["threshold"]
@@ -297,10 +267,9 @@ def judge_items(
         return [fr.judge(answers[4 * n : 4 * n + 4]) for n, fr in enumerate(rules)]
     first = [r for four in reqs for r in four[:2]]
     answers = llm.choose(first, progress) if first else []
-    early = [fr.first_pair_fails(answers[2 * n : 2 * n + 2]) for n, fr in enumerate(rules)]
-    rest = [n for n, e in enumerate(early) if e is None]
+    out = [fr.judge(answers[2 * n : 2 * n + 2]) for n, fr in enumerate(rules)]
+    rest = [n for n, v in enumerate(out) if v.keep]  # the first pair passed: ask the second
     second = llm.choose([r for n in rest for r in reqs[n][2:]], progress) if rest else []
-    out: list[Judgement] = list(early)  # type: ignore[arg-type]
     for k, n in enumerate(rest):
         out[n] = rules[n].judge([*answers[2 * n : 2 * n + 2], *second[2 * k : 2 * k + 2]])
     return out

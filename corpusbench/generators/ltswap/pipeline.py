@@ -36,6 +36,7 @@ from corpusbench.generators.ltswap.candidates import (
 from corpusbench.generators.ltswap.filtering import (
     assemble,
     draft_item,
+    draft_key,
     judge_order,
     judge_to_fill,
     pick_nonce,
@@ -584,12 +585,12 @@ def _attempt(
     verdicts: list[Judgement | None] = [None] * len(drafts)
     if params.llm_filter:
         for it in items:  # the round a draft first appeared in: it keeps its place in the queue
-            drafted.setdefault(f"{it.id}:{it.s1_good}:{it.s2_good}", round_no)
+            drafted.setdefault(draft_key(it), round_no)
         verdicts = judge_to_fill(
             llm,
             items,
             [cellmod.cell_of(d.subtask, d.bin, d.rule, params.by_length) for d in drafts],
-            [judge_order(it, drafted[f"{it.id}:{it.s1_good}:{it.s2_good}"], params.seed) for it in items],
+            [judge_order(it, drafted[draft_key(it)], params.seed) for it in items],
             rule,
             nonce,
             params.per_cell,
