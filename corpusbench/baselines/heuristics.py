@@ -81,6 +81,58 @@ def agree_previous_word(ws: list[str], i: int) -> float:
     return _agree(ws[i], ws[i - 1])
 
 
+# "an" before these consonant-letter words, "a" before these vowel-letter ones (the initial sound decides)
+AN_CONSONANT_LETTER = ("hour", "honest", "honour", "honor", "heir")
+A_VOWEL_LETTER = ("one", "once", "uni", "use", "usu", "ute", "uti", "ure", "eu", "ewe")
+
+
+def article_for(word: str) -> str:
+    """The indefinite article ``word``'s initial sound takes: "a" or "an" (spelling, a few exceptions)."""
+    w = word.lower()
+    if w.startswith(AN_CONSONANT_LETTER):
+        return "an"
+    if w.startswith(A_VOWEL_LETTER):
+        return "a"
+    return "an" if w[:1] in "aeiou" else "a"
+
+
+def article_class(ws: list[str], i: int) -> float:
+    """After "a"/"an" the target word's initial sound must match the article (never reads its meaning)."""
+    if i >= len(ws) or i == 0 or ws[i - 1] not in ("a", "an"):
+        return 0.0
+    return 1.0 if article_for(ws[i]) == ws[i - 1] else -1.0
+
+
+def suffix_class(word: str) -> str:
+    """The target's ending as a rule that never reads the rare word sees it: ing, ed, s or bare."""
+    if word.endswith("ing") and len(word) > 4:
+        return "ing"
+    if word.endswith("ed") and len(word) > 3:
+        return "ed"
+    return "s" if _s(word) else "bare"
+
+
+_MODALS = ("will", "would", "can", "could", "shall", "should", "may", "might", "must", "to")
+_FITS: tuple[tuple[tuple[str, ...], dict[str, float]], ...] = (  # previous words -> fit of each ending
+    (tuple(PLURAL_DETS), {"s": 1, "bare": -1}),
+    (tuple(SINGULAR_DETS), {"s": -1, "bare": 1}),
+    (_MODALS, {"bare": 1, "s": -1, "ed": -1, "ing": -1}),
+    (("is", "was", "are", "were", "am", "be", "been"), {"ing": 1, "ed": 0.5, "bare": -1, "s": -1}),
+    (("has", "had", "have"), {"ed": 1, "bare": -1, "s": -1, "ing": -1}),
+    (("he", "she", "it"), {"s": 1, "ed": 1, "bare": -1, "ing": -1}),
+    (("i", "we", "they", "you"), {"bare": 1, "ed": 1, "s": -1, "ing": -1}),
+)
+_AFTER = {w: fit for words_, fit in _FITS for w in words_}
+
+
+def prev_word_suffix(ws: list[str], i: int) -> float:
+    """How well the target's ending (-s, -ed, -ing, none) fits the word before it (a determiner, modal,
+    auxiliary or pronoun); never reads the target word itself."""
+    if i >= len(ws) or i == 0:
+        return 0.0
+    return _AFTER.get(ws[i - 1], {}).get(suffix_class(ws[i]), 0.0)
+
+
 def prefer_s(ws: list[str], i: int) -> float:
     """Prefer the sentence whose target word ends in -s (a bias, not a rule)."""
     return 1.0 if i < len(ws) and _s(ws[i]) else 0.0
@@ -104,6 +156,12 @@ RULES: dict[str, tuple[Rule, str]] = {
         "the target word ends in -s iff the word before it does not",
     ),
     "prefer-s": (prefer_s, "prefer the sentence whose target word ends in -s"),
+    # target-blind rules for LT-Swap (#37): an item one of them decides needs no knowledge of the rare word
+    "prev-word-suffix": (
+        prev_word_suffix,
+        "the target's ending (-s, -ed, -ing, none) fits the word before it; never reads the target",
+    ),
+    "article-class": (article_class, "after a/an the target's initial sound matches the article"),
 }
 FREQUENCY_DESCRIPTION = "prefer the sentence with the higher summed log corpus frequency of its words"
 

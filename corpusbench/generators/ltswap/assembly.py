@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from corpusbench.generators.ltswap.checks import token_spans
+from corpusbench.generators.ltswap.checks import swap_shortcut, token_spans
 from corpusbench.generators.ltswap.funnel import Funnel
 from corpusbench.generators.ltswap.generation import Draft, Outcome, agreement_outcome, pair_words
 from corpusbench.generators.ltswap.records import Candidate, InflectionPair
@@ -156,3 +156,20 @@ def agrswap_drafts(
         for stage in LEVELS[1 : level + 1]:
             funnel.add("agrswap", bins[pid], stage)
     return drafts
+
+
+def drop_shortcuts(drafts: Sequence[Draft], lang: str, funnel: Funnel, rejects: Rejects) -> list[Draft]:
+    """The drafts whose two minimal pairs need knowledge of the words: a draft where either pair can be
+    told apart without it (``checks.swap_shortcut``: an a/an leak, a second changed token, identical
+    sentences) is dropped before the judge, counted under that reason."""
+    kept = []
+    for d in drafts:
+        why = swap_shortcut(d.p1, d.w1, d.w2, lang) or swap_shortcut(d.p2, d.w2, d.w1, lang)
+        if why:
+            funnel.drop(d.subtask, d.bin, why)
+            rejects.append(
+                {"subtask": d.subtask, "item": f"{d.w1}~{d.w2}:{d.rule}", "reason": why, "reply": d.p1.text}
+            )
+        else:
+            kept.append(d)
+    return kept

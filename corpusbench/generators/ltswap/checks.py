@@ -99,3 +99,25 @@ def detokenise(tokenised: str) -> str:
     from nltk.tokenize.treebank import TreebankWordDetokenizer
 
     return TreebankWordDetokenizer().detokenize(tokenised.split(" "))
+
+
+def swap_shortcut(p: Parsed, word: str, other: str, lang: str = "en") -> str:
+    """Why the minimal pair (``p`` with ``word``, with ``other``) can be told apart without knowing the
+    rare word, or "": the two sentences are identical (``identical_sentences``), the swap changes a token
+    besides the target (``swap_changes_other_word``), or an a/an before the target fits only one of the
+    two words' initial sounds (``article_leak``, English)."""
+    from corpusbench.baselines.heuristics import article_for
+
+    good, bad = render(p, word), render(p, other)
+    if good.lower() == bad.lower():
+        return "identical_sentences"
+    tg, tb = (
+        [t.lower() for t, _, _ in token_spans(good, lang)],
+        [t.lower() for t, _, _ in token_spans(bad, lang)],
+    )
+    if len(tg) != len(tb) or sum(a != b for a, b in zip(tg, tb, strict=True)) != 1:
+        return "swap_changes_other_word"
+    i = next(k for k, (a, b) in enumerate(zip(tg, tb, strict=True)) if a != b)
+    if lang == "en" and i > 0 and tg[i - 1] in ("a", "an") and article_for(word) != article_for(other):
+        return "article_leak"
+    return ""

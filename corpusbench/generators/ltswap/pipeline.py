@@ -23,6 +23,7 @@ from corpusbench.generators.ltswap import cells as cellmod
 from corpusbench.generators.ltswap.assembly import (
     WordKey,
     agrswap_drafts,
+    drop_shortcuts,
     inflswap_drafts,
     rewrite_keys,
     wordswap_drafts,
@@ -69,6 +70,7 @@ from corpusbench.generators.ltswap.records import (
     Quadruplet,
 )
 from corpusbench.llm.records import ChoiceRequest, ChoiceResult, GenRequest, GenResult
+from corpusbench.progress_llm import CELLS, ROUND
 
 log = logging.getLogger(__name__)
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
@@ -432,6 +434,8 @@ def _fill_cells(
             }
         )
         log.info("ltswap round %d: %s", len(rounds), rounds[-1])
+        if progress is not None:
+            _show_cells(progress, kept, all_cells(counts), params.per_cell)  # type: ignore[arg-type]
 
     def all_cells(c: Mapping[cellmod.Group, int]) -> set[cellmod.Cell]:
         return {cell for (s, g) in c for cell in cellmod.cells_of(s, g, params.rules, params.by_length)}
@@ -458,6 +462,17 @@ def _fill_cells(
         record(attempt)
     cells = cellmod.reports(state(len(rounds)))
     return attempt, cells, rounds
+
+
+def _show_cells(progress: Progress, kept: Counter[cellmod.Cell], cells: set[cellmod.Cell], n: int) -> None:
+    """Tell ``progress`` each subtask's fill: kept quadruplets (at most ``n`` a cell) of ``n`` per cell."""
+    fill: Counter[str] = Counter()
+    want: Counter[str] = Counter()
+    for c in cells:
+        fill[c.subtask] += min(kept[c], n)
+        want[c.subtask] += n
+    for s in sorted(want):
+        progress(CELLS + s, fill[s], want[s])
 
 
 def _rewrite(
@@ -513,6 +528,8 @@ def _attempt(
     ``drafted``: the run's drafts so far and the round each first appeared in (updated here)."""
     vocab = plan.vocab
     drafted = {} if drafted is None else drafted
+    if progress is not None and params.per_cell is not None:
+        progress(ROUND, round_no, cellmod.MAX_ROUNDS)
     funnel: Funnel = Funnel()
     rejects: list[dict[str, Any]] = []
     for w in words:
@@ -577,6 +594,7 @@ def _attempt(
     )
     drafts += inflswap_drafts(infl, outcomes, raw, params.lang, funnel, rejects)
     drafts += agrswap_drafts(agr_items, results, vocab, params.lang, funnel, rejects, guided_agr)
+    drafts = drop_shortcuts(drafts, params.lang, funnel, rejects)  # answers needing no knowledge of the word
 
     # the LLM filter: 4 prompts per draft under the run's rule
     nonce = pick_nonce(params.nonce, vocab)
