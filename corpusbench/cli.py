@@ -84,6 +84,7 @@ def _register_commands() -> None:
             load(family.cli)(app)
     for module in (eval_cli, baselines_cli, publish_cli, demo_cli):
         module.register(app)
+    load("corpusbench.review.cli:register")(app)  # review PATH, review report PATH
 
 
 _register_commands()

@@ -159,7 +159,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "provenance",
     ),
     ("corpus", "llm", "prompts"),
-    ("generators",),
+    ("generators", "review"),  # review: human labels, read by the release card (publish.render)
     ("publish",),
     ("eval",),
     ("baselines",),

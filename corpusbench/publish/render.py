@@ -16,6 +16,7 @@ import yaml
 
 from corpusbench.io import atomic_write, read_json, write_json, write_jsonl
 from corpusbench.publish import tables
+from corpusbench.review import card as review_card
 
 TEMPLATES = Path(__file__).parent / "templates"
 CARD_TEMPLATE = "dataset_card.md.j2"
@@ -29,6 +30,7 @@ AUDIT_FILE = "audit.json"
 def write_release_files(folder: Path, manifest: dict[str, Any]) -> None:
     """(Re)write every non-data file of a release folder from its manifest."""
     folder = Path(folder)
+    manifest = review_card.attach(folder, manifest)  # labels under review/: the card's human validation
     write_json(folder / "provenance.json", manifest)
     for rel, text in render_eval_files(manifest).items():
         with atomic_write(folder / rel) as fh:
@@ -96,6 +98,7 @@ def render_card(manifest: dict[str, Any], audit: dict[str, Any] | None = None) -
             first=manifest["configs"][0]["name"],
             lm_eval_configs=lm_eval_configs(manifest),
             audit=audit_view(audit) if audit else None,
+            human_validation=review_card.section(manifest),
             to_yaml=lambda obj: yaml.safe_dump(obj, sort_keys=True, allow_unicode=True, width=100).strip(),
         )
     )

@@ -1,0 +1,85 @@
+"""``review report``: valid shares with Wilson intervals, the judge's precision/recall/κ, κ between
+reviewers, the figure; and Cohen's κ against scikit-learn's."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+from conftest import cli
+
+from corpusbench.errors import InputError
+from corpusbench.intervals import wilson
+from corpusbench.review.items import JUDGE_KEPT, JUDGE_REJECTED, load_source
+from corpusbench.review.labels import LabelStore
+from corpusbench.review.report import build_report, cohen_kappa, markdown
+
+
+def test_cohen_kappa_matches_scikit_learn() -> None:
+    metrics = pytest.importorskip("sklearn.metrics")
+    a = ["valid", "valid", "invalid", "marginal", "valid", "invalid", "invalid", "valid"]
+    b = ["valid", "invalid", "invalid", "marginal", "valid", "valid", "invalid", "marginal"]
+    assert cohen_kappa(a, b) == pytest.approx(metrics.cohen_kappa_score(a, b))
+    assert cohen_kappa(a, a) == pytest.approx(1.0)
+    assert math.isnan(cohen_kappa(["x", "x"], ["x", "x"])) and math.isnan(cohen_kappa([], []))
+
+
+def _label_all(folder: Path, run: Path, reviewer: str, rule) -> None:  # type: ignore[no-untyped-def]
+    src = load_source(folder, rejected_from=run)
+    store = LabelStore(folder, reviewer, src.name)
+    for it in src.items:
+        store.add(it.fingerprint, rule(it), subtask=it.subtask, bin=it.bin, judge=it.judge)
+
+
+def test_the_report_counts_what_people_said(release_dir: Path, run_dir: Path) -> None:
+    # ann: every kept WordSwap pair with "coffin" or "sickle" invalid, other kept valid; rejected
+    # drafts valid only for InflectionSwap
+    def ann(it):  # type: ignore[no-untyped-def]
+        if it.judge == JUDGE_REJECTED:
+            return "valid" if it.subtask == "inflswap" else "invalid"
+        return "invalid" if any(w in it.good + it.bad for w in ("coffin", "sickle")) else "valid"
+
+    _label_all(release_dir, run_dir, "ann", ann)
+    rep = build_report(release_dir)
+    ws = rep["subtasks"]["wordswap"]
+    assert (ws["k"], ws["n"], ws["invalid"]) == (4, 8, 4)
+    assert (ws["low"], ws["high"]) == pytest.approx(wilson(4, 8))
+    assert rep["subtasks"]["inflswap"]["k"] == 8 and len(rep["cells"]) == 6
+    j = rep["judge"]["inflswap"]
+    assert (j["kept"], j["rejected"]) == (8, 1)
+    assert (j["precision"]["k"], j["precision"]["n"]) == (8, 8)
+    assert (j["recall"]["k"], j["recall"]["n"]) == (8, 9)
+    wj = rep["judge"]["wordswap"]
+    assert (wj["recall"]["k"], wj["recall"]["n"]) == (4, 4) and wj["kappa"] == pytest.approx(
+        cohen_kappa([True] * 8 + [False] * 2, [True] * 4 + [False] * 4 + [False] * 2)
+    )
+    assert rep["judge"]["all"]["kept"] == 24 and rep["reviewer_kappa"] == []
+    assert "| WordSwap | 0.50 [" in markdown(rep)
+
+
+def test_two_reviewers_get_a_kappa_and_a_shared_verdict(release_dir: Path, run_dir: Path) -> None:
+    _label_all(release_dir, run_dir, "ann", lambda it: "valid")
+    _label_all(release_dir, run_dir, "bob", lambda it: "valid" if it.judge == JUDGE_KEPT else "invalid")
+    rep = build_report(release_dir)
+    (k,) = rep["reviewer_kappa"]
+    assert (k["a"], k["b"], k["n"]) == ("ann", "bob", 28) and k["agreement"] == pytest.approx(24 / 28)
+    assert rep["judge"]["all"]["recall"]["n"] == 24  # a rejected draft is valid only if both said so
+
+
+def test_report_cli_writes_table_json_and_figure(release_dir: Path, run_dir: Path) -> None:
+    res = cli("review", "report", str(release_dir))
+    assert res.returncode == 2 and "no labels yet" in res.stderr
+    _label_all(release_dir, run_dir, "ann", lambda it: "valid")
+    res = cli("review", "report", str(release_dir))
+    assert res.returncode == 0, res.stderr
+    assert "| InflectionSwap | 1.00 [" in res.stdout and "Cohen's κ" in res.stdout
+    out = release_dir / "review"
+    assert json.loads((out / "report.json").read_text())["items"] == 28
+    assert (out / "report.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_no_labels_is_an_input_error(release_dir: Path) -> None:
+    with pytest.raises(InputError, match="no labels yet"):
+        build_report(release_dir)
