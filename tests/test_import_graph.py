@@ -156,6 +156,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "intervals",
         "io",
         "procs",
+        "progress_llm",
         "provenance",
     ),
     ("corpus", "llm", "prompts"),

@@ -191,22 +191,26 @@ def fitclams(
             paradigms=chosen,
         )
         judge = None
-        if llm_check:
+        if llm_check:  # long LLM work: the live display of LLM progress (a plain line in logs)
             from corpusbench.generators.fitclams.llm_check import llm_judge
             from corpusbench.llm import LLMSpec, open_llm
+            from corpusbench.progress_llm import LLMProgress
 
-            judge = llm_judge(
-                stack.enter_context(
-                    open_llm(LLMSpec(backend=canonical_backend(llm_backend), model=llm_model))
-                )
+            llm = stack.enter_context(
+                open_llm(LLMSpec(backend=canonical_backend(llm_backend), model=llm_model))
             )
-        with Progress(console=console, transient=True) as bar:
-            task = bar.add_task("fitclams", total=None)
+            shown = stack.enter_context(LLMProgress(console, "fitclams --llm-check"))
+            stack.enter_context(shown.watch(llm))
+            judge = llm_judge(llm, shown)
+            report = generate(spec, out, judge=judge, progress=shown)
+        else:
+            with Progress(console=console, transient=True) as bar:
+                task = bar.add_task("fitclams", total=None)
 
-            def progress(label: str, done: int, total: int) -> None:
-                bar.update(task, completed=done, total=total, description=label)
+                def progress(label: str, done: int, total: int) -> None:
+                    bar.update(task, completed=done, total=total, description=label)
 
-            report = generate(spec, out, judge=judge, progress=progress)
+                report = generate(spec, out, judge=judge, progress=progress)
     table = Table(title=f"FIT-CLAMS ({lang}) -> {out}")
     table.add_column("paradigm")
     for name in report.pair_counts:

@@ -25,8 +25,11 @@ def verb_question(lang: str) -> Callable[[str], str]:
     return lambda word: render(VERB_PROMPT, language=_LANGUAGE[lang], word=word)
 
 
-def llm_judge(llm: Any) -> Callable[[Sequence[str]], list[bool | None]]:
-    """Wrap an object with ``choose(list[ChoiceRequest])`` (``corpusbench.llm``'s ``CachedLLM``)."""
+def llm_judge(
+    llm: Any, progress: Callable[[str, int, int], None] | None = None
+) -> Callable[[Sequence[str]], list[bool | None]]:
+    """Wrap an object with ``choose(list[ChoiceRequest])`` (``corpusbench.llm``'s ``CachedLLM``);
+    ``progress(stage, done, total)`` hears of each answer (stage ``llm check``)."""
     from corpusbench.llm import ChoiceRequest
 
     def judge(prompts: Sequence[str]) -> list[bool | None]:
@@ -34,6 +37,8 @@ def llm_judge(llm: Any) -> Callable[[Sequence[str]], list[bool | None]]:
             ChoiceRequest(id=f"fitclams-{sha256_text(p)[:16]}", prompt=p, options=("yes", "no"))
             for p in prompts
         ]
-        return [r.choice == "yes" if r.ok and r.choice in ("yes", "no") else None for r in llm.choose(reqs)]
+        bar = None if progress is None else (lambda done, total: progress("llm check", done, total))
+        answers = llm.choose(reqs, bar) if bar is not None else llm.choose(reqs)
+        return [r.choice == "yes" if r.ok and r.choice in ("yes", "no") else None for r in answers]
 
     return judge

@@ -204,9 +204,8 @@ def ltswap(
     max_llm_failures: str = MAX_FAILURES,
 ) -> None:
     """Generate LT-Swap quadruplets for the rare words of CORPUS (paper §2, Appendices A, C, D)."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
     from corpusbench.generators.ltswap.pipeline import LtswapParams, plan_ltswap, run_ltswap
+    from corpusbench.progress_llm import LLMProgress
 
     params = LtswapParams(
         lang=lang,
@@ -232,23 +231,8 @@ def ltswap(
     options = _llm_options(llm_timeout, llm_retries, max_llm_failures)
     err = make_console(stderr=True)
     st = corpus_stats(corpus, stats, out, lang, workers, say=console.print)
-    columns = (
-        TextColumn("[bold]{task.description:<10}[/]"),
-        BarColumn(bar_width=None),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-    )
     with contextlib.ExitStack() as stack:
-        bar = stack.enter_context(
-            Progress(*columns, console=err, transient=True, disable=not err.is_terminal)
-        )
-        tasks: dict[str, int] = {}
-
-        def progress(stage: str, done: int, total: int) -> None:
-            if stage not in tasks:
-                tasks[stage] = bar.add_task(stage, total=total)
-            bar.update(tasks[stage], completed=done, total=total)
-
+        progress = stack.enter_context(LLMProgress(err, "ltswap plan" if plan_only else "ltswap build"))
         plan = plan_ltswap(st, params, progress)  # unreadable stats fail here, before OUT gets a cache
         llm = stack.enter_context(
             open_run_llm(
@@ -262,11 +246,12 @@ def ltswap(
                 options=options,
             )
         )
+        stack.enter_context(progress.watch(llm))
         if plan_only:
             _print_plan(llm, params, plan)
             return
         result = run_ltswap(st, llm, params, out, progress, plan)
-    _print(result)
+    _print(result, params)
 
 
 def _print_plan(llm, params, plan) -> None:  # type: ignore[no-untyped-def]
@@ -325,19 +310,19 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 60:.1f} min" if seconds < 5400 else f"{seconds / 3600:.1f} h"
 
 
-def _print(result) -> None:  # type: ignore[no-untyped-def]
+def _print(result, params) -> None:  # type: ignore[no-untyped-def]
     from corpusbench.generators.ltswap.funnel import STAGES, empty_reason, stage_label
     from corpusbench.generators.ltswap.records import SUBTASKS
 
     # One row per stage, one column per subtask: a funnel reads top to bottom and fits 80 columns.
-    params = result.manifest.get("parameters") or {}
-    subtasks = [s for s in SUBTASKS if s in params.get("subtasks", SUBTASKS)]  # the requested ones
+    ran = result.manifest.get("parameters") or {}
+    subtasks = [s for s in SUBTASKS if s in ran.get("subtasks", SUBTASKS)]  # the requested ones
     table = Table("stage", *subtasks, title=f"LT-Swap funnel → {result.out}")
     for col in table.columns[1:]:
         col.justify = "right"
     totals = {sub: result.funnel.totals(sub) for sub in subtasks}
     for s in STAGES:
-        table.add_row(stage_label(s, params), *(f"{totals[sub][s]:,}" for sub in subtasks))
+        table.add_row(stage_label(s, ran), *(f"{totals[sub][s]:,}" for sub in subtasks))
     console.print(table)
     for sub in subtasks:
         if not result.quadruplets[sub]:
@@ -357,8 +342,7 @@ def _print(result) -> None:  # type: ignore[no-untyped-def]
                 f"{sub} {r['passed']:,}/{r['written']:,} ({r['share']:.0%})" for sub, r in sents.items()
             )
         )
-    if result.cells is not None:
-        _print_cells(result.cells, result.manifest.get("rounds") or [])
+    _print_cells(result, params)
     rep = result.manifest.get("llm_report") or {}
     console.print(
         f"LLM: {rep.get('calls', 0):,} calls, {rep.get('cache_hits', 0):,} cache hits, "
@@ -369,18 +353,18 @@ def _print(result) -> None:  # type: ignore[no-untyped-def]
     _say_failures(rep.get("failures", 0), (result.manifest.get("llm") or {}).get("max_failures"))
 
 
-def _print_cells(cells, rounds) -> None:  # type: ignore[no-untyped-def]
-    table = Table(
-        "cell", "target", "kept", "drawn", "left", "shortfall", title=f"cells after {len(rounds)} round(s)"
-    )
-    for col in table.columns[1:5]:
-        col.justify = "right"
-    for c in cells:
-        label = f"{c.subtask} {c.as_dict()['bin_label']}" + (f" {c.length}" if c.length else "")
-        table.add_row(label, str(c.target), str(c.kept), str(c.drawn), str(c.left), c.reason)
-    console.print(table)
-    short = sum(1 for c in cells if c.reason)
-    console.print(f"{len(cells) - short} of {len(cells)} cells full; {short} short", soft_wrap=True)
+def _print_cells(result, params) -> None:  # type: ignore[no-untyped-def]
+    """Every cell of the requested subtasks, kept of target, and the cells without candidates named."""
+    from corpusbench.generators.ltswap import cellview
+
+    rows = cellview.run_rows(params, result.cells, result.quadruplets, result.funnel)
+    rounds = len(result.manifest.get("rounds") or [1])
+    console.print(cellview.table(rows, f"cells after {rounds} round(s)"))
+    for line in cellview.no_candidates(rows):
+        console.print(line, soft_wrap=True)
+    if params.per_cell is not None:
+        short = sum(1 for r in rows if r.note)
+        console.print(f"{len(rows) - short} of {len(rows)} cells full; {short} short", soft_wrap=True)
 
 
 def _say_failures(failures: int, budget: str | None) -> None:
@@ -449,8 +433,14 @@ def judge_cmd(
     options = _llm_options(llm_timeout, llm_retries, max_llm_failures)
     parsed, _ = read_items(items)  # a bad line fails here, before any model is loaded
     with contextlib.ExitStack() as stack:
+        from corpusbench.progress_llm import LLMProgress
+
         llm = _judge_llm(stack, llm_backend, model, base_url, cache, out.parent, batch_size, options)
-        verdicts = judge_items(llm, parsed, rule, nonce)  # over the failure budget: raises, writes nothing
+        progress = stack.enter_context(LLMProgress(make_console(stderr=True), "ltswap judge"))
+        stack.enter_context(progress.watch(llm))
+        verdicts = judge_items(  # over the failure budget: raises, writes nothing
+            llm, parsed, rule, nonce, lambda done, total: progress("judge", done, total)
+        )
         describe = llm.describe()
         failures = llm.report.failures
     rows = [
