@@ -3,7 +3,9 @@ as Ray tasks on a local or remote Ray cluster.
 
 ``Executor.map(fn, shards)`` yields ``fn(shard)`` for every shard exactly once, in completion order,
 with at most ``workers`` shards running (``2 * workers`` queued locally), so memory stays flat.
-Local worker processes exit when the driver dies, however it dies (``procs.exit_with_parent``).
+Local worker processes exit when the driver dies, however it dies (``procs.exit_with_parent``);
+their number is bounded by the usable CPUs (``make_executor``) and the shards (``start``), with a
+one-line warning when ``--workers`` asked for more.
 Callers merge by shard id (``corpus.stats`` does it in shard order). A ``Foldable`` function lets
 the local executor's processes keep one running result each: every process (the driver, with one
 worker) makes its own ``fn.folder()`` before its first shard, each shard yields
@@ -24,6 +26,7 @@ import os
 import pickle
 import queue
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator
 from multiprocessing import get_all_start_methods, get_context
 from typing import Any, Protocol, TypeVar, runtime_checkable
@@ -68,8 +71,9 @@ class Executor(abc.ABC):
     def map(self, fn: Callable[[S], R], shards: Iterable[S]) -> Iterator[R]:
         """``fn(shard)`` for each shard, as results complete."""
 
-    def start(self, fn: Callable[[S], R]) -> None:  # noqa: B027 - optional hook
-        """Get workers ready for ``fn`` before the first shard (``map`` works without it)."""
+    def start(self, fn: Callable[[S], R], shards: int | None = None) -> None:  # noqa: B027 - optional hook
+        """Get workers ready for ``fn`` before the first shard (``map`` works without it); ``shards``:
+        how many there will be, if known (no more workers than that)."""
 
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release worker processes or the Ray connection."""
@@ -87,10 +91,30 @@ def make_executor(name: str, workers: int | None = None, address: str | None = N
     if name == "local":
         if address:
             raise ConfigError("--ray-address needs --executor ray")
-        return LocalExecutor(workers or 1)
+        executor = LocalExecutor(workers or 1)
+        executor.bound(usable_cpus(), "usable CPUs")
+        return executor
     if name == "ray":
         return RayExecutor(workers, address)
     raise ConfigError(f"unknown executor {name!r}; choose one of {', '.join(EXECUTORS)}")
+
+
+def usable_cpus() -> int:
+    """CPUs this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
+def bound_workers(workers: int, limit: int, what: str, asked: int | None = None) -> int:
+    """``workers`` processes, at most ``limit`` (of ``what``: CPUs, shards); a warning line naming
+    ``asked`` (the ``--workers`` given) when cut, so that ``--workers 100000`` forks a few."""
+    if workers <= max(1, limit):
+        return workers
+    n = max(1, limit)
+    log.warning("--workers %d: using %d, as many as there are %s (%d)", asked or workers, n, what, limit)
+    return n
 
 
 # ------------------------------------------------------------------------------------------- local
@@ -103,14 +127,24 @@ class LocalExecutor(Executor):
         if workers < 1:
             raise ConfigError(f"--workers must be at least 1 (got {workers})")
         self.workers = workers
+        self.asked = workers  # before any bound (for the warning line)
         self.start_method = "in-process" if workers == 1 else ""
         self._procs: list[Any] = []
         self._fn: Any = None
 
-    def start(self, fn: Callable[[S], R]) -> None:
-        """Start the worker processes for ``fn`` now. With no other thread running they are forked
-        after ``fn.warm()`` (the tagger loads once, in this process, and every worker inherits it);
-        otherwise they are spawned and each loads its own on its first shard."""
+    def bound(self, limit: int, what: str) -> None:
+        """No more workers than ``limit`` (of ``what``: usable CPUs, shards); a warning line when cut."""
+        self.workers = bound_workers(self.workers, limit, what, self.asked)
+        if self.workers == 1:
+            self.start_method = "in-process"
+
+    def start(self, fn: Callable[[S], R], shards: int | None = None) -> None:
+        """Start the worker processes for ``fn`` now (no more than ``shards``, if given). With no
+        other thread running they are forked after ``fn.warm()`` (the tagger loads once, in this
+        process, and every worker inherits it); otherwise they are spawned and each loads its own on
+        its first shard."""
+        if shards is not None and not self._procs:
+            self.bound(shards, "shards")
         if self.workers == 1 or self._procs:
             return
         fork = "fork" in get_all_start_methods() and threading.active_count() == 1
@@ -175,13 +209,18 @@ class LocalExecutor(Executor):
             self.close()
 
     def close(self) -> None:
-        procs, self._procs = self._procs, []
+        """Stop the workers: a stop signal each, 5 s in all to finish, then SIGTERM for the rest."""
+        procs, self._procs = [p for p in self._procs if p.pid is not None], []  # started ones only
         for _ in procs:
             self._tasks.put(None)
+        deadline = time.monotonic() + 5
         for p in procs:
-            p.join(timeout=5)
+            p.join(timeout=max(0.0, deadline - time.monotonic()))
+        for p in procs:
             if p.is_alive():
                 p.terminate()
+        for p in procs:
+            p.join(timeout=1)
         if procs:  # stop the queues' feeder threads (a later fork must find no other thread)
             for q in (self._tasks, self._results):
                 q.close()

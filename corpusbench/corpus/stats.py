@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import functools
 import logging
-import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -26,7 +25,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from corpusbench.corpus.counting import PartialStats
-from corpusbench.corpus.executors import Executor, make_executor
+from corpusbench.corpus.executors import Executor, make_executor, usable_cpus
 from corpusbench.corpus.readers import (
     CorpusSpec,
     Fingerprinter,
@@ -239,16 +238,17 @@ def _count_corpus(
     on_total: Total | None = None,
 ) -> tuple[PartialStats, dict[str, str]]:
     counter = ShardCounter(spec, tagger, params)
-    executor.start(counter)  # before any thread of ours starts: local workers may be forked
     if not splittable(spec):  # inline shards: the planner reads and fingerprints the stream
+        executor.start(counter)  # before any thread of ours starts: local workers may be forked
         planned = _Planned(plan_shards(spec, params.shard_bytes, fp))
         results = executor.map(counter, planned)
         return merge_in_order(results, lambda: planned.n, params.max_contexts, progress)
+    shards = list(plan_shards(spec, params.shard_bytes))
+    executor.start(counter, len(shards))  # no more workers than shards; forked before our thread starts
     thread = _StreamFingerprint(spec, fp)
     thread.start()
     ok = False
     try:
-        shards = list(plan_shards(spec, params.shard_bytes))
         if on_total:
             on_total(sum(s.nbytes for s in shards), len(shards))
         results = _watch(executor.map(counter, shards), thread)
@@ -308,13 +308,6 @@ def _write_tables(part: PartialStats, out: Path) -> int:
 # (0.3 MB each) took 8.3 s against 11.8 s for one, and two HanTa workers on 1.2 MB 11.2 s against
 # 16.2 s, though each HanTa worker repeats the memoised per-word analyses (idle run of 2026-11-26).
 MIN_BYTES_PER_WORKER = {"nltk": 4_000_000, "spacy": 300_000, "hanta": 600_000}
-
-
-def usable_cpus() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
 
 
 def choose_workers(spec: CorpusSpec, executor: str, tagger: str, shard_bytes: int) -> tuple[int, str]:

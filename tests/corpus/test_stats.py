@@ -135,14 +135,13 @@ def test_spawned_workers_when_a_thread_runs_write_the_same_files(tmp_path, two_p
 
     from corpusbench.corpus.executors import LocalExecutor
 
+    params = StatsParams(chunk_chars=30_000, shard_bytes=40_000)  # two shards: two workers, not one
     stop = threading.Event()
     th = threading.Thread(target=stop.wait, daemon=True)
     th.start()
     try:
         ex = LocalExecutor(2)
-        compute_stats(
-            CorpusSpec(path=str(two_plays)), tmp_path / "s", StatsParams(chunk_chars=30_000), executor=ex
-        )
+        compute_stats(CorpusSpec(path=str(two_plays)), tmp_path / "s", params, executor=ex)
         assert ex.start_method == "spawn"
     finally:
         stop.set()
@@ -155,9 +154,7 @@ def test_spawned_workers_when_a_thread_runs_write_the_same_files(tmp_path, two_p
     alone = threading.active_count() == 1  # an earlier test's server thread may still run
     ex = LocalExecutor(2)
     with ex:
-        compute_stats(
-            CorpusSpec(path=str(two_plays)), tmp_path / "f", StatsParams(chunk_chars=30_000), executor=ex
-        )
+        compute_stats(CorpusSpec(path=str(two_plays)), tmp_path / "f", params, executor=ex)
     assert ex.start_method == ("fork" if alone else "spawn")
     assert digest(tmp_path / "s") == digest(tmp_path / "f")
 
