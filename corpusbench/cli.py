@@ -7,24 +7,29 @@ import os
 import sys
 
 import typer
+from rich.markup import escape
 
 from corpusbench.console import make_console
-from corpusbench.errors import CorpusbenchError
+from corpusbench.errors import CorpusbenchError, disk_full_error, redact
 
 console = make_console(stderr=True)
 
 
 class _Group(typer.core.TyperGroup):
-    """Turns expected failures (``CorpusbenchError``) into one line on stderr and the error's exit code."""
+    """Turns expected failures (``CorpusbenchError``, and a full disk anywhere) into one line on stderr,
+    without tokens (:func:`~corpusbench.errors.redact`), and the error's exit code."""
 
     def invoke(self, ctx):  # type: ignore[no-untyped-def]
         try:
             return super().invoke(ctx)
-        except CorpusbenchError as e:
-            if os.environ.get("CORPUSBENCH_DEBUG"):
+        except Exception as e:
+            error = e if isinstance(e, CorpusbenchError) else disk_full_error(e)
+            if error is None or os.environ.get("CORPUSBENCH_DEBUG"):
                 raise
-            console.print(f"[bold red]error:[/] {e}", highlight=False, soft_wrap=True)
-            ctx.exit(e.exit_code)
+            console.print(
+                f"[bold red]error:[/] {escape(redact(str(error)))}", highlight=False, soft_wrap=True
+            )
+            ctx.exit(error.exit_code)
 
 
 app = typer.Typer(
@@ -43,9 +48,18 @@ def _setup_logging(verbose: int) -> None:
     level = os.environ.get("CORPUSBENCH_VERBOSITY", "").upper() or (
         "DEBUG" if verbose > 1 else "INFO" if verbose else "WARNING"
     )
-    logging.basicConfig(
-        level=level, format="%(message)s", handlers=[RichHandler(console=console, show_path=False)]
-    )
+    handler = RichHandler(console=console, show_path=False)
+    handler.addFilter(_redact_record)
+    logging.basicConfig(level=level, format="%(message)s", handlers=[handler])
+
+
+def _redact_record(record: logging.LogRecord) -> bool:
+    """A log record's message without tokens (the filter of the console's log handler)."""
+    message = record.getMessage()
+    clean = redact(message)
+    if clean != message:
+        record.msg, record.args = clean, None
+    return True
 
 
 def _print_version(value: bool) -> None:

@@ -19,7 +19,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from corpusbench.errors import BackendError, ConfigError, CorpusbenchError, ReleaseExistsError
+from corpusbench.errors import (
+    BackendError,
+    ConfigError,
+    CorpusbenchError,
+    ReleaseExistsError,
+    redact,
+    register_secret,
+)
 from corpusbench.publish import tables
 from corpusbench.publish.build import load_manifest, verify_build
 from corpusbench.publish.render import write_release_files
@@ -288,16 +295,22 @@ def _hub_errors(repo_id: str, endpoint: str, token: str | None) -> Iterator[None
         RevisionNotFoundError,
     )
 
-    secret = token or get_token()
+    register_secret(token or get_token())
 
     def clean(msg: object) -> str:
-        text = str(msg).splitlines()[0] if str(msg) else type(msg).__name__
-        return text.replace(secret, "***") if secret else text
+        return redact(str(msg).splitlines()[0] if str(msg) else type(msg).__name__)
 
     try:
         yield
     except CorpusbenchError:
         raise
+    except (KeyError, TypeError, ValueError) as e:
+        if not _raised_in_client(e):
+            raise
+        raise BackendError(
+            f"{repo_id}: the Hub at {endpoint} sent a malformed answer ({type(e).__name__}: {clean(e)}); "
+            "is HF_ENDPOINT a Hugging Face Hub?"
+        ) from None
     except OfflineModeIsEnabled:
         raise BackendError(f"HF_HUB_OFFLINE is set; unset it to reach the Hub at {endpoint}") from None
     except RepositoryNotFoundError:
@@ -325,6 +338,21 @@ def _hub_errors(repo_id: str, endpoint: str, token: str | None) -> Iterator[None
         ):
             raise BackendError(f"{repo_id} at {endpoint}: {type(e).__name__}: {clean(e)}") from None
         raise
+
+
+#: Packages whose frames in a traceback mean the Hub client choked on what the server sent.
+CLIENT_PACKAGES = ("huggingface_hub", "requests", "httpx", "json")
+
+
+def _raised_in_client(error: BaseException) -> bool:
+    """The error was raised inside the Hub client (a reply it could not read), not in corpusbench."""
+    tb = error.__traceback__
+    while tb is not None:
+        module = str(tb.tb_frame.f_globals.get("__name__", ""))
+        if module.split(".")[0] in CLIENT_PACKAGES:
+            return True
+        tb = tb.tb_next
+    return False
 
 
 __all__ = ["CheckResult", "ConfigCheck", "PushResult", "check_release", "push_release"]
