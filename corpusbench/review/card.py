@@ -32,6 +32,7 @@ def _previous_build(folder: Path, manifest: dict[str, Any]) -> Path | None:
 
 def attach(folder: Path, manifest: dict[str, Any]) -> dict[str, Any]:
     """``manifest`` with the summary of the labels found for this release (see the module doc)."""
+    from corpusbench.review.items import release_fingerprints
     from corpusbench.review.report import build_report
 
     folder = Path(folder)
@@ -41,7 +42,7 @@ def attach(folder: Path, manifest: dict[str, Any]) -> dict[str, Any]:
     if not label_files(folder):
         return manifest
     try:
-        rep = build_report(folder)
+        rep = build_report(folder, release_fingerprints(folder, manifest))
     except CorpusbenchError:
         return manifest
     name = f"{manifest['release']['name']}@{manifest['release']['version']}"
@@ -59,6 +60,7 @@ def summary(rep: dict[str, Any]) -> dict[str, Any]:
     lo, hi = wilson(k, n)
     return {
         "labelled": rep["items"],
+        "stale": rep["stale"],
         "valid": {"k": k, "n": n, "low": lo, "high": hi},
         "subtasks": {s: {x: v[x] for x in ("k", "n", "low", "high")} for s, v in subs.items()},
         "judge": {
@@ -129,6 +131,8 @@ def section(manifest: dict[str, Any]) -> str:
     for r in h["reviewer_kappa"]:
         kap = "–" if r["kappa"] is None else f"{r['kappa']:.2f}"
         lines.append(f"Reviewers {r['a']} and {r['b']}: {r['n']} items both labelled, Cohen's κ {kap}.")
+    if h.get("stale"):
+        lines.append(f"Left out: {h['stale']} labelled item(s) this build no longer has.")
     fp = h["labels_fingerprint"][:16]
     lines.append(f"Labels fingerprint (provenance `{KEY}.labels_fingerprint`): `{fp}`.")
     return head + "\n".join(lines) + "\n"

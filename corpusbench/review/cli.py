@@ -95,11 +95,17 @@ def report(
 ) -> None:
     """Valid share per subtask and cell, the judge's precision/recall/κ, κ between reviewers; writes
     PATH/review/report.md, report.json and report.png."""
+    from corpusbench.errors import CorpusbenchError
     from corpusbench.io import atomic_write, write_json
+    from corpusbench.review.items import load_source
     from corpusbench.review.labels import review_dir
     from corpusbench.review.report import build_report, figure, markdown
 
-    rep = build_report(path)
+    try:
+        current = {i.fingerprint for i in load_source(path).items}
+    except CorpusbenchError:
+        current = None  # the labels alone (the folder's items cannot be read)
+    rep = build_report(path, current)
     text = markdown(rep)
     folder = review_dir(path)
     with atomic_write(folder / "report.md") as fh:

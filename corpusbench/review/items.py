@@ -129,10 +129,18 @@ def _wanted(name: str, configs: Sequence[str] | None) -> bool:
     return not configs or name in configs
 
 
-def _release_items(path: Path, configs: Sequence[str] | None) -> tuple[str, list[Item]]:
+def release_fingerprints(path: Path, manifest: dict[str, Any]) -> set[str]:
+    """The fingerprints of a release's pairs, from its ``manifest`` (a build not yet finished has none
+    in ``provenance.json``)."""
+    return {i.fingerprint for i in _release_items(path, None, manifest)[1]}
+
+
+def _release_items(
+    path: Path, configs: Sequence[str] | None, manifest: dict[str, Any] | None = None
+) -> tuple[str, list[Item]]:
     import pyarrow.parquet as pq
 
-    manifest = read_json(path / "provenance.json")
+    manifest = manifest or read_json(path / "provenance.json")
     rel = manifest.get("release", {})
     known = [c["name"] for c in manifest.get("configs", [])]
     for c in configs or ():

@@ -52,8 +52,10 @@ def _share(k: int, n: int) -> dict[str, Any]:
     return {"k": k, "n": n, "share": k / n if n else float("nan"), "low": lo, "high": hi}
 
 
-def build_report(folder: Path) -> dict[str, Any]:
-    """Every labels file under ``folder/review``; no labels is an ``InputError``."""
+def build_report(folder: Path, current_items: set[str] | None = None) -> dict[str, Any]:
+    """Every labels file under ``folder/review``; no labels is an ``InputError``. With
+    ``current_items`` (the folder's pair fingerprints), labels of benchmark items no longer there are
+    left out and counted as ``stale``."""
     files = label_files(folder)
     by_reviewer: dict[str, dict[str, Label]] = {}
     sources = set()
@@ -74,10 +76,14 @@ def build_report(folder: Path) -> dict[str, Any]:
         for fp, lab in labs.items():
             per_item[fp].append(lab)
     items = []
+    stale = 0
     for fp, labs in per_item.items():
         v = _verdict(labs)
+        row = labs[0].row
+        if current_items is not None and row.get("judge") != JUDGE_REJECTED and fp not in current_items:
+            stale += 1
+            continue
         if v is not None:
-            row = labs[0].row
             items.append(
                 {
                     "fingerprint": fp,
@@ -99,6 +105,7 @@ def build_report(folder: Path) -> dict[str, Any]:
         "last": times[-1] if times else "",
         "labels_fingerprint": fingerprint({f.name: file_sha256(f) for f in files}),
         "items": len(items),
+        "stale": stale,
         "subtasks": _validity(items, lambda it: it["subtask"]),
         "cells": _validity(items, lambda it: f"{it['subtask']} {it['bin']}"),
         "judge": _judge(items, pops),
@@ -226,6 +233,8 @@ def markdown(rep: dict[str, Any]) -> str:
             f"Reviewers {k['a']} and {k['b']}: {k['n']} items both labelled, agreement "
             f"{_pct(k['agreement'])}, Cohen's κ {_pct(k['kappa'])} (valid / marginal / invalid).",
         ]
+    if rep.get("stale"):
+        lines += ["", f"Left out: {rep['stale']} labelled item(s) that this folder no longer has."]
     lines += ["", f"Labels fingerprint: `{rep['labels_fingerprint'][:16]}`."]
     return "\n".join(lines) + "\n"
 

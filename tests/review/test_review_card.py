@@ -52,10 +52,12 @@ def test_the_card_says_no_human_check_then_reports_the_labels_after_a_rebuild(tm
         store.add(
             it.fingerprint, "valid" if n < 7 else "invalid", subtask=it.subtask, bin=it.bin, judge=it.judge
         )
+    store.add("0" * 16, "invalid", subtask="x", bin="", judge="none")  # an item this release lacks
     out = build_release(spec, tmp_path / "build", force=True).path
     card = (out / "README.md").read_text(encoding="utf-8")
     assert "No human check was made" not in card
-    assert "10 items labelled by ann (10 labels)" in card
+    assert "10 items labelled by ann (11 labels)" in card
+    assert "Left out: 1 labelled item(s) this build no longer has." in card
     assert "Valid share of the benchmark's items: **0.70** [0.40, 0.89] (7 of 10" in card
     human = read_json(out / "provenance.json")["human_validation"]
     assert human["valid"]["k"] == 7 and len(human["labels_fingerprint"]) == 64
