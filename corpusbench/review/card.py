@@ -112,7 +112,10 @@ def section(manifest: dict[str, Any]) -> str:
         "| subtask | valid share [95% CI] | judge precision | judge recall | judge–human κ |",
         "|---|---|---|---|---:|",
     ]
-    for s, x in h["subtasks"].items():
+    rows = dict(h["subtasks"])
+    if len(rows) > 1:
+        rows["all"] = {"k": v["k"], "n": v["n"], "low": v["low"], "high": v["high"]}
+    for s, x in rows.items():
         j = h["judge"].get(s, {})
         share = "–"
         if x["n"]:
@@ -127,12 +130,13 @@ def section(manifest: dict[str, Any]) -> str:
         "Judge precision: valid among the judge's kept items; recall: kept among the items people found "
         "valid, with a sample of the judge's rejected drafts mixed in (on the sample, not weighted to "
         "the run).",
+        "",
     ]
     for r in h["reviewer_kappa"]:
         kap = "–" if r["kappa"] is None else f"{r['kappa']:.2f}"
-        lines.append(f"Reviewers {r['a']} and {r['b']}: {r['n']} items both labelled, Cohen's κ {kap}.")
+        lines += [f"Reviewers {r['a']} and {r['b']}: {r['n']} items both labelled, Cohen's κ {kap}.", ""]
     if h.get("stale"):
-        lines.append(f"Left out: {h['stale']} labelled item(s) this build no longer has.")
+        lines += [f"Left out: {h['stale']} labelled item(s) this build no longer has.", ""]
     fp = h["labels_fingerprint"][:16]
     lines.append(f"Labels fingerprint (provenance `{KEY}.labels_fingerprint`): `{fp}`.")
     return head + "\n".join(lines) + "\n"

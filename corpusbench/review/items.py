@@ -25,7 +25,8 @@ TITLES = {"wordswap": "WordSwap", "inflswap": "InflectionSwap", "agrswap": "Agre
 CLAIMS = {
     "wordswap": "Swapping in the other rare word makes the sentence's meaning wrong.",
     "inflswap": "The other inflection of the rare word makes the sentence ungrammatical.",
-    "agrswap": "The noun in the other number breaks agreement with the word that follows it.",
+    "agrswap": "The noun in the other number disagrees with its verb, pronoun or determiner "
+    "(the sentences stop right after the word that agrees).",
     "fitclams": "The verb in the other number does not agree with its subject.",
 }
 GENERIC_CLAIM = "One sentence is acceptable and the other is not."

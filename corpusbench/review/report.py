@@ -11,6 +11,7 @@ recall is also given weighted to the run's counts of kept pairs and rejected dra
 from __future__ import annotations
 
 import math
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -36,6 +37,14 @@ def cohen_kappa(a: Sequence[str], b: Sequence[str]) -> float:
     ca, cb = Counter(a), Counter(b)
     pe = sum(ca[k] * cb[k] for k in set(ca) | set(cb)) / (n * n)
     return float("nan") if pe == 1 else (po - pe) / (1 - pe)
+
+
+def order_key(group: str) -> tuple[int, str, float]:
+    """LT-Swap subtasks in the paper's order, then by name; within one, bins by their lower edge."""
+    sub, _, rest = group.partition(" ")
+    rank = list(TITLES).index(sub) if sub in TITLES else len(TITLES)
+    num = re.search(r"\d+", rest)
+    return rank, sub, float(num.group()) if num else -1.0
 
 
 def _verdict(labels: Iterable[Label]) -> str | None:
@@ -120,7 +129,7 @@ def _validity(items: list[dict[str, Any]], key: Any) -> dict[str, dict[str, Any]
         if it["judge"] != JUDGE_REJECTED:
             groups[key(it)][it["verdict"]] += 1
     out = {}
-    for g, c in sorted(groups.items()):
+    for g, c in sorted(groups.items(), key=lambda kv: order_key(kv[0])):
         n = sum(c.values())
         out[g] = {**_share(c["valid"], n), "marginal": c["marginal"], "invalid": c["invalid"]}
     return out
@@ -155,7 +164,7 @@ def _judge(items: list[dict[str, Any]], pops: dict[str, dict[str, int]]) -> dict
             res["recall_weighted"] = est_tp / (est_tp + est_fn) if est_tp + est_fn else float("nan")
             res["population"] = {"kept": n_kept, "rejected": n_rej}
         out[sub] = res
-    return dict(sorted(out.items(), key=lambda kv: (kv[0] == "all", kv[0])))
+    return dict(sorted(out.items(), key=lambda kv: (kv[0] == "all", order_key(kv[0]))))
 
 
 def _reviewer_kappa(by_reviewer: dict[str, dict[str, Label]]) -> list[dict[str, Any]]:
