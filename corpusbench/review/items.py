@@ -249,37 +249,46 @@ def _rejected_items(run: Path, configs: Sequence[str] | None) -> list[Item]:
 
 
 def sample(items: Sequence[Item], n: int, n_rejected: int, seed: int) -> list[Item]:
-    """``n`` benchmark items spread evenly over cells (a cell short of its share gives the rest to the
-    others), plus ``n_rejected`` rejected drafts spread over subtasks, shuffled together (seeded)."""
+    """``n`` benchmark items spread evenly over subtasks (LT-Swap subtasks, FIT-CLAMS paradigms,
+    configs) and within each over its cells (bins); a group short of its share gives the rest to the
+    others. Plus ``n_rejected`` rejected drafts spread the same way; all shuffled together (seeded)."""
     if n < 0 or n_rejected < 0:
         raise ConfigError("--sample and --rejected must be 0 or more")
     rng = random.Random(seed)
     kept = [i for i in items if i.judge != JUDGE_REJECTED]
     rejected = [i for i in items if i.judge == JUDGE_REJECTED]
-    chosen = _stratified(kept, n, rng, lambda i: i.cell) + _stratified(
-        rejected, n_rejected, rng, lambda i: i.subtask
-    )
+    chosen = _stratified(kept, n, rng) + _stratified(rejected, n_rejected, rng)
     rng.shuffle(chosen)
     return chosen
 
 
-def _stratified(items: Sequence[Item], n: int, rng: random.Random, key: Any) -> list[Item]:
-    cells: dict[str, list[Item]] = defaultdict(list)
-    for it in items:
-        cells[key(it)].append(it)
-    for pool in cells.values():
-        rng.shuffle(pool)
-    taken: dict[str, int] = dict.fromkeys(cells, 0)
-    left = min(n, len(items))
+def _allocate(sizes: dict[str, int], n: int, rng: random.Random) -> dict[str, int]:
+    """``n`` spread evenly over groups of the given sizes; leftovers to random groups of the fewest."""
+    taken = dict.fromkeys(sizes, 0)
+    left = min(n, sum(sizes.values()))
     while left > 0:
-        open_cells = [c for c in sorted(cells) if taken[c] < len(cells[c])]
-        share, extra = divmod(left, len(open_cells))
-        order = sorted(open_cells, key=lambda c: (taken[c], rng.random()))
-        for j, c in enumerate(order):
-            add = min(share + (j < extra), len(cells[c]) - taken[c])
-            taken[c] += add
+        open_groups = [g for g in sorted(sizes) if taken[g] < sizes[g]]
+        share, extra = divmod(left, len(open_groups))
+        for j, g in enumerate(sorted(open_groups, key=lambda g: (taken[g], rng.random()))):
+            add = min(share + (j < extra), sizes[g] - taken[g])
+            taken[g] += add
             left -= add
-    return [it for c in sorted(cells) for it in cells[c][: taken[c]]]
+    return taken
+
+
+def _stratified(items: Sequence[Item], n: int, rng: random.Random) -> list[Item]:
+    groups: dict[str, dict[str, list[Item]]] = defaultdict(lambda: defaultdict(list))
+    for it in items:
+        groups[it.subtask][it.cell].append(it)
+    for sub in sorted(groups):
+        for cell in sorted(groups[sub]):
+            rng.shuffle(groups[sub][cell])
+    per_sub = _allocate({s: sum(map(len, cells.values())) for s, cells in groups.items()}, n, rng)
+    out: list[Item] = []
+    for sub in sorted(groups):
+        per_cell = _allocate({c: len(p) for c, p in groups[sub].items()}, per_sub[sub], rng)
+        out += [it for c in sorted(groups[sub]) for it in groups[sub][c][: per_cell[c]]]
+    return out
 
 
 def good_side(item: Item, seed: int) -> int:

@@ -55,6 +55,7 @@ def test_the_sample_spreads_over_cells_and_is_seeded(release_dir: Path, run_dir:
     two = sample(items, 9, 2, seed=1)
     per_cell = Counter(i.cell for i in two if i.judge == JUDGE_KEPT)
     assert sum(per_cell.values()) == 9 and max(per_cell.values()) - min(per_cell.values()) <= 1
+    assert set(Counter(i.subtask for i in two if i.judge == JUDGE_KEPT).values()) == {3}  # even over subtasks
     assert Counter(i.judge for i in two)[JUDGE_REJECTED] == 2
     assert [i.fingerprint for i in sample(items, 9, 2, seed=1)] == [i.fingerprint for i in two]
     assert [i.fingerprint for i in sample(items, 9, 2, seed=2)] != [i.fingerprint for i in two]
