@@ -8,14 +8,21 @@ Accepted (BLiMP style): columns ``sentence_good`` and ``sentence_bad``; optional
 variant, §4.4). The ``configs`` dimension: a folder holds one config per sub-folder (a release:
 parquet shards per config) or per data file (a BLiMP jsonl folder); a Hub dataset has its named
 configs. Everything is validated before any model is loaded.
+
+A generator's own output folder is a dataset too (:func:`run_folder`): an LT-Swap run
+(``ltswap build --out``) or a FIT-CLAMS output (``fitclams build --out``) is read through its family's
+release adapter into the configs ``release build`` would make, and scored with the family's metrics
+(a CAC output folder goes to ``eval.cac_run``). A file inside such a folder is refused with one line
+naming the folder to pass instead.
 """
 
 from __future__ import annotations
 
 import math
+import tempfile
 from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +30,8 @@ import pandas as pd
 
 from corpusbench.errors import BackendError, InputError
 from corpusbench.eval.records import MinimalPair, Span
-from corpusbench.eval.release import Release
+from corpusbench.eval.release import ConfigEntry, Release
+from corpusbench.io import read_json
 from corpusbench.provenance import file_sha256, fingerprint
 
 DATA_EXT = (".jsonl", ".json", ".csv", ".tsv", ".parquet")
@@ -60,6 +68,135 @@ class PairSet:
             "n_pairs": len(self.pairs),
             "group_column": self.group_column,
         }
+
+
+#: what a folder's manifest.json says it is: an LT-Swap run, a FIT-CLAMS or a CAC output
+RUN_KINDS: dict[str, Callable[[dict[str, Any]], bool]] = {
+    "LT-Swap run": lambda m: m.get("kind") == "corpusbench.ltswap",
+    "FIT-CLAMS output": lambda m: str(m.get("generator", "")).startswith("fitclams"),
+    "CAC output": lambda m: m.get("kind") == "cac",
+}
+
+
+def run_kind(folder: Path) -> str:
+    """Which generator's output ``folder`` is (a key of :data:`RUN_KINDS`), or ""."""
+    m = folder / "manifest.json"
+    try:
+        doc = read_json(m) if m.is_file() else None
+    except (OSError, ValueError):
+        return ""
+    return next((k for k, is_kind in RUN_KINDS.items() if isinstance(doc, dict) and is_kind(doc)), "")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunRelease(Release):
+    """A generator's output folder read as a release: its configs' tables, made by the family's adapter."""
+
+    tables: Mapping[str, pd.DataFrame] = field(default_factory=dict)
+    files: tuple[Path, ...] = ()  # the run's files the tables were read from (the dataset fingerprint)
+
+    @property
+    def verification(self) -> str:
+        return f"{self.source}: read from the generator's output folder (not a release; nothing to verify)"
+
+
+@dataclass(frozen=True, slots=True)
+class _Context:
+    """What the adapters' table-making code reads of a release build's ``GeneratorContext``."""
+
+    log: Callable[[str], None] = lambda _msg: None
+    llm: Any = None
+
+
+def run_folder(dataset: str) -> RunRelease | None:
+    """``dataset`` as an LT-Swap run or FIT-CLAMS output folder (None: neither), its configs made by the
+    family's release adapter as ``release build`` makes them. A file inside such a folder (or inside a
+    CAC output) is an ``InputError`` that names the folder to pass instead."""
+    path = Path(dataset).expanduser()
+    if path.is_file():
+        for folder in list(path.parents)[:3]:
+            if kind := run_kind(folder):
+                raise InputError(
+                    f"{path}: a file of the {kind} {folder}; pass the folder itself: --dataset {folder}"
+                )
+        return None
+    kind = run_kind(path) if path.is_dir() else ""
+    if kind == "LT-Swap run":
+        from corpusbench.publish.adapters.ltswap import AdapterParams
+        from corpusbench.publish.adapters.ltswap import _configs as ltswap_configs
+
+        meta = read_json(path / "manifest.json")
+        configs = ltswap_configs(_Context(), AdapterParams(), path, meta)  # type: ignore[arg-type]
+        files = [path / f"{s}.parquet" for s in meta["parameters"]["subtasks"]]
+    elif kind == "FIT-CLAMS output":
+        configs, files = _fitclams_configs(path)
+    else:
+        return None
+    from corpusbench.publish.build import _roles as release_roles  # the task's roles under the config's
+
+    tables = {c.name: c.table if isinstance(c.table, pd.DataFrame) else c.table.to_pandas() for c in configs}
+    entries = [
+        ConfigEntry(name=c.name, task=c.task, roles=release_roles(c, list(t.columns), c.name), rows=len(t))
+        for c, t in zip(configs, tables.values(), strict=True)
+    ]
+    return RunRelease(
+        source=str(path),
+        revision=None,
+        root=None,
+        configs=tuple(entries),
+        verify=False,
+        tables=tables,
+        files=tuple(files),
+    )
+
+
+def _fitclams_configs(path: Path) -> tuple[list[Any], list[Path]]:
+    """The FIT-CLAMS adapter's configs of an output folder: its ``build_configs`` over the folder's own spec,
+    which finds the output unchanged and reuses it (a stats folder changed or gone since: refused; the
+    adapter then writes its new pairs in a temporary folder, never over this one)."""
+    from corpusbench.publish.adapters import fitclams as adapter
+    from corpusbench.publish.plugins import GeneratorContext, ResolvedCorpus
+    from corpusbench.publish.spec import GeneratorSpec
+
+    spec = read_json(path / "manifest.json")["spec"]
+    corpora = {
+        k: ResolvedCorpus(key=k, path=Path(p), stats=Path(p), language=spec["language"], fingerprint={})
+        for k, p in spec["corpora"]
+    }
+    gone = [str(p) for p in (c.stats for c in corpora.values()) if not (p / "counts.parquet").is_file()]
+    if gone:
+        raise InputError(
+            f"{path}: FIT-CLAMS output whose stats folder {gone[0]} is gone; rebuild it with "
+            "`fitclams build`, or score a release made from it (--dataset releases/build/NAME/VERSION)"
+        )
+    params = {
+        "corpora": list(corpora),
+        "language": spec["language"],
+        "paradigms": list(spec["paradigms"]),
+        "selection": spec["selection"],
+        "overrides": spec.get("overrides") or {},
+    }
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "output").symlink_to(path.resolve(), target_is_directory=True)
+        ctx = GeneratorContext(
+            spec=None,  # type: ignore[arg-type]  # not read: the params name the language
+            generator=GeneratorSpec(name="fitclams", params=params),
+            corpora=corpora,
+            corpus=None,
+            work_dir=Path(tmp),
+            seed=spec["selection"].get("seed", 0),
+            llm=None,
+            base_dir=path,
+        )
+        configs = adapter.build_configs(ctx)
+        if not (
+            Path(tmp) / "output"
+        ).is_symlink():  # the adapter did not find it unchanged: it made new pairs
+            raise InputError(
+                f"{path}: FIT-CLAMS output whose stats changed since it was built; rebuild it with "
+                "`fitclams build`, or score a release made from it (--dataset releases/build/NAME/VERSION)"
+            )
+    return configs, sorted((path / "pairs").rglob("*.parquet"))
 
 
 def _read_file(path: Path) -> pd.DataFrame:
@@ -318,7 +455,13 @@ def load_pairs(
             raise InputError(
                 f"{dataset}: unknown config(s) {', '.join(unknown)}; available: {', '.join(roles)}"
             )
-        if release.root is not None:
+        if isinstance(release, RunRelease):
+            tables = {c: release.tables[c] for c in names}
+            fp = fingerprint(
+                [(f.relative_to(release.source).as_posix(), file_sha256(f)) for f in release.files]
+            )
+            source = release.source
+        elif release.root is not None:
             local = {c: release.data_files(c) for c in names}
             tables = {c: pd.concat([_read_file(f) for f in fs], ignore_index=True) for c, fs in local.items()}
             files = sorted({f for fs in local.values() for f in fs})

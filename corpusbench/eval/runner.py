@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from corpusbench.errors import ConfigError, InputError
-from corpusbench.eval.data import PairSet, load_pairs
+from corpusbench.eval.data import PairSet, load_pairs, run_folder
 from corpusbench.eval.metrics import config_metrics
 from corpusbench.eval.records import MinimalPair, PairScore, Span
 from corpusbench.eval.release import ConfigEntry, Release, find_release
@@ -409,7 +409,7 @@ def run_eval(spec: EvalSpec, progress: ProgressFactory | None = None) -> EvalRep
     if cac_run.is_cac_folder(spec.dataset):
         return cac_run.run_cac_eval(spec, progress)
     t0 = time.perf_counter()
-    release = find_release(spec.dataset, verify=spec.verify)
+    release = find_release(spec.dataset, verify=spec.verify) or run_folder(spec.dataset)  # or a run folder
     skipped: dict[str, str] = {}
     cac_entries: list[ConfigEntry] = []
     if release is not None:
