@@ -257,13 +257,16 @@ def figure(rep: dict[str, Any], path: Path) -> Path:
 
     subs = list(rep["subtasks"])
     fig, ax = plt.subplots(figsize=(4.6, 2.8), dpi=200)
+    ax.set_xlim(-0.5, len(subs) - 0.5)
     xs = range(len(subs))
     shares = [rep["subtasks"][s]["share"] for s in subs]
     err = [
         [rep["subtasks"][s]["share"] - rep["subtasks"][s]["low"] for s in subs],
         [rep["subtasks"][s]["high"] - rep["subtasks"][s]["share"] for s in subs],
     ]
-    ax.errorbar(xs, shares, yerr=err, fmt="o", color="#2f5fb3", capsize=3, label="kept items")
+    ax.errorbar(
+        [x - 0.1 for x in xs], shares, yerr=err, fmt="o", color="#2f5fb3", capsize=3, label="kept items"
+    )
     rej = [(i, rep["judge"].get(s)) for i, s in enumerate(subs)]
     pts = [(i, j) for i, j in rej if j and j["rejected"]]
     if pts:
@@ -271,7 +274,7 @@ def figure(rep: dict[str, Any], path: Path) -> Path:
         for i, j in pts:
             fn = j["recall"]["n"] - j["recall"]["k"]
             lo, hi = wilson(fn, j["rejected"])
-            vals.append((i + 0.15, fn / j["rejected"], lo, hi))
+            vals.append((i + 0.1, fn / j["rejected"], lo, hi))
         ax.errorbar(
             [v[0] for v in vals],
             [v[1] for v in vals],
@@ -281,15 +284,20 @@ def figure(rep: dict[str, Any], path: Path) -> Path:
             capsize=3,
             label="rejected drafts",
         )
-    for i, s in enumerate(subs):
-        ax.annotate(f"n={rep['subtasks'][s]['n']}", (i, 0.02), ha="center", fontsize=7, color="#5b6475")
-    ax.set_xticks(list(xs), [title(s) for s in subs], fontsize=8)
+    ticks = []
+    for s in subs:
+        j = rep["judge"].get(s)
+        ticks.append(
+            f"{title(s)}\nn = {rep['subtasks'][s]['n']}"
+            + (f" + {j['rejected']}" if j and j["rejected"] else "")
+        )
+    ax.set_xticks(list(xs), ticks, fontsize=7)
     ax.set_ylim(0, 1.05)
     ax.set_ylabel("valid share (95% CI)", fontsize=8)
     ax.tick_params(axis="y", labelsize=7)
     ax.spines[["top", "right"]].set_visible(False)
-    ax.legend(fontsize=7, frameon=False, loc="upper right")
-    ax.set_title("Human validation", fontsize=9)
+    ax.legend(fontsize=7, frameon=False, loc="lower right", bbox_to_anchor=(1, 1), ncol=2)
+    ax.set_title("Human validation", fontsize=9, loc="left")
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)
     from corpusbench.io import atomic_path
