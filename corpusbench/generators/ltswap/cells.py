@@ -22,6 +22,7 @@ from corpusbench.corpus.bins import ltswap_bin_label
 
 MAX_ROUNDS = 8
 STOP_EMPTY_AFTER = 2  # rounds after which a subtask that kept nothing draws no more
+MIN_LEMMAS = 2  # AgreementSwap noun pairs drawn per bin in round 1 (#37: one pair filled a cell of 3)
 MIN_YIELD = 0.05  # kept per drawn candidate assumed at worst when sizing the next draw
 LENGTH = {
     "SVSHORT": "SHORT",
@@ -85,8 +86,9 @@ def first_counts(
 ) -> dict[Group, int]:
     """Round 1: N candidates per group; or, with ``drafts_per`` (drafts one candidate makes, per subtask),
     N drafts' worth per bin as if every answer passed: spread over the bin's groups, except WordSwap's,
-    which go to the bin's largest (bin, tag) groups (words pair only within one, and more words in a
-    group make more pairs). Later rounds top up the cells that fall short; ceiling and pool permitting."""
+    which go to the bin's largest (bin, tag) group of each part of speech (words pair only within one,
+    and more words in a group make more pairs). Later rounds top up the cells that fall short; ceiling
+    and pool permitting."""
     if drafts_per is None:
         return {
             (s, g): min(per_cell, _room(ceiling, s, items))
@@ -103,6 +105,8 @@ def first_counts(
             continue
         for g, items in groups.items():
             n = math.ceil(per_cell / groups_in_bin[(s, group_bin(s, g))] / drafts_per[s])
+            if s == "agrswap":  # one noun pair gives a draft per rule: draw more, so a cell has many lemmas
+                n = max(n, min(per_cell, MIN_LEMMAS))
             out[(s, g)] = min(n, _room(ceiling, s, items))
     return out
 
@@ -110,19 +114,30 @@ def first_counts(
 def _concentrate(
     groups: Mapping[Hashable, list[Any]], need: int, ceiling: Ceilings, s: str
 ) -> dict[Group, int]:
-    """``need`` words per bin from its largest groups first, never a lone word in a group."""
+    """``need`` words per bin and part of speech (#37: a bin's nouns and its verbs, where both can pair;
+    before, the largest group alone made every WordSwap quadruplet a noun one), each from its largest
+    (bin, tag) groups first, never a lone word in a group; a part of speech alone in its bin gets
+    ``need`` words, two share it (at least 3 each, so that both can make 2 pairs)."""
     out: dict[Group, int] = {}
-    by_bin: dict[int, list[Hashable]] = {}
+    by_pos: dict[tuple[int, str], list[Hashable]] = {}
     for g in groups:
-        by_bin.setdefault(group_bin(s, g), []).append(g)
-    for gs in by_bin.values():
-        left = need
+        by_pos.setdefault((group_bin(s, g), _pos(g)), []).append(g)
+    pairable = Counter(
+        b for (b, _), gs in by_pos.items() if any(_room(ceiling, s, groups[g]) >= 2 for g in gs)
+    )
+    for (b, _), gs in sorted(by_pos.items(), key=lambda kv: str(kv[0])):
+        left = need if pairable[b] < 2 else max(3, math.ceil(need / 2))
         for g in sorted(gs, key=lambda g: (-len(groups[g]), str(g))):
             room = _room(ceiling, s, groups[g])
             n = min(max(left, 2), room) if left > 0 and room >= 2 else 0
             out[(s, g)] = n
             left -= n
     return out
+
+
+def _pos(group: Hashable) -> str:
+    """NOUN or VERB of a WordSwap (bin, tag) group."""
+    return "NOUN" if str(group[1]).startswith("NN") else "VERB"  # type: ignore[index]
 
 
 def _room(ceiling: Ceilings, subtask: str, items: list[Any]) -> int:

@@ -174,6 +174,13 @@ def ltswap(
         "an error): wordswap/inflswap put each form in a frame per tag, agrswap opens both agreement "
         "sentences with their noun. Measured: helps inflswap and agrswap, not wordswap.",
     ),
+    frames: str = typer.Option(
+        "varied",
+        "--frames",
+        help="Where --force-form puts a form: varied (a seeded opening per form that only its tag fits; "
+        "InflectionSwap nouns after a number-marking determiner and a free adjective) or fixed (the "
+        "earlier short frame per tag).",
+    ),
     rewrites: int = typer.Option(
         0,
         "--rewrites",
@@ -218,6 +225,7 @@ def ltswap(
         max_tokens=max_tokens,
         writer_prompt=writer_prompt,
         force_form=force_form,
+        frames=frames,
         rewrites=rewrites,
         check_pos=pos_check,
         confirm_inflections=confirm,

@@ -127,3 +127,24 @@ def judge_order(item: JudgeItem, first_round: int, seed: int) -> tuple[int, str]
     """A draft's place in its cell's judging queue: the round it was first drafted in, then a seeded
     hash of its words and sentences (stable across rounds and reruns)."""
     return first_round, hashlib.sha256(f"{seed}:{draft_key(item)}".encode()).hexdigest()
+
+
+def spread_order(
+    cells: Sequence[Hashable], orders: Sequence[tuple[int, str]], keys: Sequence[Hashable]
+) -> list[tuple[int, int, str]]:
+    """Judging orders that spread each cell over its lemmas (#37): within a round, every key (a lemma;
+    WordSwap: the part of speech) gets its first draft judged before any gets a second, so a cell of 3 is
+    not one noun pair measured three times. ``orders``: ``judge_order``'s (round, hash) per draft."""
+    seen: Counter[tuple[Hashable, int, Hashable]] = Counter()
+    out: list[tuple[int, int, str]] = [(0, 0, "")] * len(orders)
+    for n in sorted(range(len(orders)), key=lambda n: orders[n]):
+        rnd, h = orders[n]
+        out[n] = (rnd, seen[(cells[n], rnd, keys[n])], h)
+        seen[(cells[n], rnd, keys[n])] += 1
+    return out
+
+
+def spread_key(d: Draft) -> str:
+    """What a cell should hold many of: lemmas (InflectionSwap, AgreementSwap), parts of speech then words
+    (WordSwap)."""
+    return d.lemma or d.rule

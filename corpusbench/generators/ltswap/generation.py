@@ -36,6 +36,7 @@ class Draft:
     p2: Parsed
     context1: str = ""  # tokenised corpus sentences (WordSwap)
     context2: str = ""
+    lemma: str = ""  # InflectionSwap/AgreementSwap: the pair's lemma (judging spreads a cell over lemmas)
 
     @classmethod
     def of_pair(cls, subtask: str, rule: str, p: InflectionPair, p1: Parsed, p2: Parsed) -> Draft:
@@ -51,6 +52,7 @@ class Draft:
             freq2=p.freq2,
             p1=p1,
             p2=p2,
+            lemma=p.lemma,
         )
 
 
@@ -91,13 +93,133 @@ FRAMES = {
 }
 
 
-def form_regex(form: str, tag: str) -> str:
-    """One English sentence that holds ``form`` exactly, as a whole word, in the place ``FRAMES`` gives its
-    tag (after a short opening: a subject, a modal or auxiliary, a verb and a determiner; "a" or "an" by
-    the form's first letter), the rest free up to one final ``.!?``. No lookaround and only small bounded
-    repeats, so vLLM's regex engines (xgrammar, outlines, guidance) compile it at once."""
+# Varied openings (#37): the fixed frame per tag made every sentence alike (60 of 60 demo WordSwap
+# sentences opened "They", 39 "They had") and let a rule that reads only the word before the target
+# decide InflectionSwap. Each form now gets one opening, drawn by a seeded hash of (seed, form, tag) from
+# many that fit any word of its tag: a noun follows "the" (no article chosen by the target's first letter),
+# or, where number must be marked (InflectionSwap), a number-marking determiner and a free adjective; a
+# past or -s verb follows a noun subject with a time phrase that rules out the other tense; a base verb a
+# modal or "to" and an adverb; an -ing verb a verb that takes one ("kept", "began"). The writer writes
+# the rest. ``frames="fixed"`` keeps the FRAMES above (the 2026-11-26 demo) for comparison.
+_ADJ = "[a-z][a-z][a-z]+"  # one free word of 3+ letters (no "of", "to"): the writer's adjective
+_ADV = "(often|always|never|slowly|quickly|quietly|carefully|gladly|soon|also|sometimes|rarely)"
+OPENINGS: dict[str, tuple[str, ...]] = {
+    "NN": (
+        "Everyone in the town talked about the",
+        "She told her brother about the",
+        "At the end of the day the",
+        "Her father often spoke of the",
+        "After a while the",
+        "For many years nobody mentioned the",
+        "I think that the",
+        "We waited a long time for the",
+        "Long ago the",
+        "On the next morning the",
+        "His mother did not like the",
+        "When they came back the",
+        "Then the",
+        "Most of the people knew the",
+    ),
+    "NN+": (  # number marked before a free adjective (InflectionSwap)
+        "She looked for a long time at this",
+        "Nobody in the house wanted that",
+        "He told us a story about this",
+        "My grandmother once had one",
+        "In the old tale each",
+        "We will never forget that",
+        "Her uncle gave her one",
+        "Every child in the village knew this",
+        "At last they found that",
+        "On the table lay one",
+    ),
+    "NNS+": (
+        "She looked for a long time at these",
+        "Nobody in the house wanted those",
+        "He told us a story about these",
+        "My grandmother once had many",
+        "In the old tale several",
+        "We will never forget those",
+        "Her uncle gave her two",
+        "Every child in the village knew these",
+        "At last they found three",
+        "On the table lay many",
+    ),
+    "VB": (
+        "In the evening they will",
+        "Nobody wanted to",
+        "The children said they would",
+        "Tomorrow we must",
+        "Her father told her to",
+        "At last the men could",
+        "I do not think they will",
+        "Before dark you should",
+        "Every year the people would",
+        "He was afraid to",
+        "The old woman asked us to",
+        "Perhaps the king may",
+    ),
+    "VBD": (
+        "Yesterday the old man",
+        "Long ago the queen",
+        "Last night my father",
+        "One day the boy",
+        "Many years ago the farmer",
+        "That morning the woman",
+        "Once upon a time a servant",
+        "Last year our neighbour",
+        "In those days the king",
+        "Two days ago the girl",
+    ),
+    "VBZ": (  # time phrases that rule out the past ("Every morning she mended" would stay grammatical)
+        "Nowadays the old man",
+        "These days my father",
+        "Even now the farmer",
+        "At present our neighbour",
+        "To this day the king",
+        "Nowadays almost every woman",
+        "In our time the servant",
+        "At this very moment the girl",
+    ),
+    "VBG": (  # verbs and adjectives that take an -ing form, never a base, past or -s form
+        "All day long the old man kept",
+        "After supper the children began",
+        "For an hour my father went on",
+        "The woman spent the whole morning",
+        "Nobody could stop the boy from",
+        "Without a word the servant started",
+        "The king was tired of",
+        "All morning the girl was busy",
+        "Her brother was very fond of",
+        "She soon grew weary of",
+    ),
+}
+FRAME_STYLES = ("varied", "fixed")
+
+
+def opening(form: str, tag: str, seed: int = 0, marked: bool = False) -> str:
+    """The seeded opening (a regex) that comes before ``form``: one of ``OPENINGS`` by a hash of (seed,
+    form, tag), with a free adjective after a number-marking determiner (``marked``, nouns) or an adverb
+    after a modal (base verbs), so that the word right before the target never gives its form away."""
+    import hashlib
+
+    key = f"{tag}+" if marked and tag in NOUN_TAGS_PTB[:2] else ("NN" if tag == "NNS" else tag)
+    options = OPENINGS[key]
+    phrase = options[int(hashlib.sha256(f"{seed}:{form}:{tag}".encode()).hexdigest(), 16) % len(options)]
+    slot = f" {_ADJ}" if key.endswith("+") else f" {_ADV}" if tag == "VB" else ""
+    return re.escape(phrase).replace("\\ ", " ") + slot  # spaces stay plain for every regex engine
+
+
+def form_regex(form: str, tag: str, style: str = "varied", seed: int = 0, marked: bool = False) -> str:
+    """One English sentence that holds ``form`` exactly, as a whole word, after an opening that only its
+    tag fits (``opening``; ``style="fixed"``: the short fixed ``FRAMES``, "a"/"an" by the form's first
+    letter), the rest free up to one final ``.!?``. No lookaround and only small bounded repeats, so
+    vLLM's regex engines (xgrammar, outlines, guidance) compile it at once."""
     if tag not in FRAMES:
         raise ConfigError(f"--force-form: no sentence frame for tag {tag!r} (English only)")
+    if style not in FRAME_STYLES:
+        raise ConfigError(f"unknown frame style {style!r}; choose from {', '.join(FRAME_STYLES)}")
+    if style == "varied":
+        return f"{opening(form, tag, seed, marked)} {re.escape(form)}{_REST}"
     art = "an" if form[:1].lower() in "aeiou" else "a"
     return FRAMES[tag].replace("{art}", art).replace("{f}", re.escape(form)) + _REST
 
@@ -117,16 +239,25 @@ def word_request(
     writer: str = prompting.DEFAULT_WRITER,
     force_form: bool = False,
     examples: tuple[str, ...] = (),
+    *,
+    frames: str = "varied",
+    seed: int = 0,
+    marked: bool = False,
 ) -> GenRequest:
     """The writer's request for one sentence with ``form``; ``force_form``: guided decoding keeps
-    the exact form in its tag's frame (``form_regex``), at most ``GUIDED_MAX_TOKENS``."""
+    the exact form after its opening (``form_regex(form, tag, frames, seed, marked)``; ``marked``: the
+    form is an InflectionSwap noun, whose number a determiner must mark), at most ``GUIDED_MAX_TOKENS``."""
     system, prompt = prompting.writer_turns(
         writer, word=form, pos_desc=prompting.POS_DESCRIPTIONS[tag], lang=lang, examples=examples
     )
     if force_form:
         params = SamplingParams(max_tokens=min(max_tokens, GUIDED_MAX_TOKENS))
         return GenRequest(
-            id=f"word:{form}/{tag}", prompt=prompt, system=system, params=params, regex=form_regex(form, tag)
+            id=f"word:{form}/{tag}",
+            prompt=prompt,
+            system=system,
+            params=params,
+            regex=form_regex(form, tag, frames, seed, marked),
         )
     return GenRequest(
         id=f"word:{form}/{tag}", prompt=prompt, system=system, params=SamplingParams(max_tokens=max_tokens)

@@ -41,9 +41,12 @@ from corpusbench.generators.ltswap.filtering import (
     judge_order,
     judge_to_fill,
     pick_nonce,
+    spread_key,
+    spread_order,
 )
 from corpusbench.generators.ltswap.funnel import Funnel
 from corpusbench.generators.ltswap.generation import (
+    FRAME_STYLES,
     Outcome,
     PosChecker,
     agreement_request,
@@ -117,6 +120,8 @@ class LtswapParams:
     # (benchmarks/bench_ltswap_yield.py): it rescues InflectionSwap and AgreementSwap sentences whose form
     # the writer changed; on WordSwap it loses more sentences to unseen words than it saves
     force_form: tuple[str, ...] = ()
+    # where a guided form goes (generation.form_regex): "varied" seeded openings per form, or "fixed" frames
+    frames: str = "varied"
     # an InflectionSwap form whose sentence failed the checks while its partner's passed is written again up
     # to this many times (sampled, a new seed each); the first rewrite that passes completes the pair
     rewrites: int = 0
@@ -163,6 +168,8 @@ class LtswapParams:
             object.__setattr__(self, "force_form", tuple(x for x in self.force_form.split(",") if x))
         if bad := set(self.force_form) - set(FORCE_FORM):
             raise ConfigError(f"--force-form: unknown {sorted(bad)}; choose from {', '.join(FORCE_FORM)}")
+        if self.frames not in FRAME_STYLES:
+            raise ConfigError(f"--frames must be one of {', '.join(FRAME_STYLES)} (got {self.frames!r})")
         if self.force_form and self.lang != "en":
             raise ConfigError(f"--force-form: sentence frames exist for English only, not --lang {self.lang}")
         if isinstance(self.rewrites, bool) or not isinstance(self.rewrites, int) or self.rewrites < 0:
@@ -560,7 +567,16 @@ def _attempt(
     guided = {k: k in ws_keys or k in is_keys for k in word_keys}  # a form both use: guided if either is
     word_reqs = {
         (f, t): word_request(
-            f, t, params.max_tokens, params.lang, params.writer_prompt, guided[(f, t)], plan.examples
+            f,
+            t,
+            params.max_tokens,
+            params.lang,
+            params.writer_prompt,
+            guided[(f, t)],
+            plan.examples,
+            frames=params.frames,
+            seed=params.seed,
+            marked=(f, t) in is_keys,
         )
         for f, t in word_keys
     }
@@ -604,11 +620,16 @@ def _attempt(
     if params.llm_filter:
         for it in items:  # the round a draft first appeared in: it keeps its place in the queue
             drafted.setdefault(draft_key(it), round_no)
+        cells = [cellmod.cell_of(d.subtask, d.bin, d.rule, params.by_length) for d in drafts]
         verdicts = judge_to_fill(
             llm,
             items,
-            [cellmod.cell_of(d.subtask, d.bin, d.rule, params.by_length) for d in drafts],
-            [judge_order(it, drafted[draft_key(it)], params.seed) for it in items],
+            cells,
+            spread_order(  # many lemmas per cell before one twice
+                cells,
+                [judge_order(it, drafted[draft_key(it)], params.seed) for it in items],
+                [spread_key(d) for d in drafts],
+            ),
             rule,
             nonce,
             params.per_cell,

@@ -15,8 +15,8 @@ from corpusbench.errors import ConfigError
 WORD = "ltswap/word_sentence.v2"  # at least 20 words, as the reference asks (one user turn)
 SAME_LEMMA = "ltswap/same_lemma.v1"
 AGREEMENT = {
-    "SVSHORT": "ltswap/agreement_sv_short.v1",
-    "SVLONG": "ltswap/agreement_sv_long.v2",  # v2: "that can be ..." as in the paper
+    "SVSHORT": "ltswap/agreement_sv_short.v2",  # v2: an action verb, not is/are (#37)
+    "SVLONG": "ltswap/agreement_sv_long.v3",  # v2: "that can be ..." as in the paper; v3: not is/are
     "ANAPHORSHORT": "ltswap/agreement_anaphor_short.v1",
     "ANAPHORLONG": "ltswap/agreement_anaphor_long.v2",
     "DET": "ltswap/agreement_det.v1",

@@ -22,6 +22,23 @@ from corpusbench.llm.records import GenResult
 from tests.generators.ltswap.test_pipeline import RuleLLM
 
 
+def test_varied_openings_are_seeded_and_keep_the_target_away_from_a_telling_word():
+    from corpusbench.generators.ltswap.generation import OPENINGS, opening
+
+    assert form_regex("mended", "VBD", seed=3) == form_regex("mended", "VBD", seed=3)  # reproducible
+    firsts = {opening(f"w{i}", "NN", 0).split(" ")[0] for i in range(60)}
+    assert len(firsts) >= 8  # many openings, not one per tag
+    rx = form_regex("heavens", "NNS", seed=0, marked=True)
+    det = next(o for o in OPENINGS["NNS+"] if rx.startswith(o + " "))
+    assert re.fullmatch(rx, f"{det} bright heavens shone above us.")
+    assert not re.fullmatch(rx, f"{det} heavens shone above us.")  # an adjective between determiner and noun
+    rx = form_regex("purse", "NN", seed=0)
+    assert rx.split(" purse")[0].endswith("the")  # "the", never a/an chosen by the target's first letter
+    assert re.search(r"\(often\|", form_regex("mend", "VB", seed=0))  # an adverb after the modal
+    for tag in ("VBD", "VBZ"):  # a noun subject right before the verb, not a pronoun
+        assert OPENINGS[tag][0].split(" ")[-1] not in ("he", "she", "it", "they")
+
+
 @pytest.mark.parametrize(
     ("form", "tag", "text", "ok"),
     [
@@ -53,13 +70,15 @@ from tests.generators.ltswap.test_pipeline import RuleLLM
         ("sparrows", "NNS", "We saw the sparrows'\nnest.", False),
     ],
 )
-def test_form_regex(form, tag, text, ok):
-    assert bool(re.fullmatch(form_regex(form, tag), text)) is ok
+def test_form_regex_fixed_frames(form, tag, text, ok):
+    assert bool(re.fullmatch(form_regex(form, tag, "fixed"), text)) is ok
 
 
 def test_form_regex_escapes_the_form_and_knows_its_tags():
-    assert re.fullmatch(form_regex("o'er", "VB"), "They shall o'er the hill.")
-    assert not re.fullmatch(form_regex("a.b", "NN"), "They saw the axb.")
+    assert re.fullmatch(form_regex("o'er", "VB", "fixed"), "They shall o'er the hill.")
+    assert not re.fullmatch(form_regex("a.b", "NN", "fixed"), "They saw the axb.")
+    with pytest.raises(ConfigError, match="frame style"):
+        form_regex("manger", "NN", "free")
     with pytest.raises(ConfigError, match="no sentence frame for tag 'VINF'"):
         form_regex("manger", "VINF")
 

@@ -127,10 +127,14 @@ def test_first_round_is_sized_by_need_and_wordswap_concentrates():
         "agrswap": {1: list(range(9))},
     }
     got = cells.first_counts(pools, 3, {}, {"wordswap": 1.0, "inflswap": 1.0, "agrswap": 3.0})
-    assert got[("wordswap", (1, "NN"))] == 4 and got[("wordswap", (1, "VB"))] == 0  # the largest group
+    # nouns and verbs both (#37): 3 words each from the largest group of each part of speech
+    assert got[("wordswap", (1, "NN"))] == 3 and got[("wordswap", (1, "VB"))] == 3
     assert got[("wordswap", (2, "NN"))] == 0  # a lone word cannot pair
     assert got[("inflswap", (1, "NOUN"))] == got[("inflswap", (1, "VERB"))] == 2  # 3 drafts over 2 groups
-    assert got[("agrswap", 1)] == 1  # one noun pair makes 3 drafts (3 rules, one cell per bin)
+    assert got[("agrswap", 1)] == 2  # one noun pair makes 3 drafts, but a cell should hold 2 lemmas
+    nouns_only = {"wordswap": {(1, "NN"): list(range(9)), (1, "NNS"): list(range(2))}}
+    got = cells.first_counts(nouns_only, 3, {}, {"wordswap": 1.0})
+    assert got[("wordswap", (1, "NN"))] == 4 and got[("wordswap", (1, "NNS"))] == 0  # the largest group
     assert (
         cells.first_counts(pools, 3, {"inflswap": 1})[("inflswap", (1, "NOUN"))] == 1
     )  # N per group, capped
@@ -156,3 +160,15 @@ def test_agreement_cells_by_bin(slice_stats, tmp_path):
     assert res.cells and all(c.length == "" for c in res.cells)
     with pytest.raises(ConfigError, match="agreement-cells"):
         LtswapParams(agreement_cells="rule")
+
+
+def test_judging_spreads_a_cell_over_lemmas():
+    from corpusbench.generators.ltswap.filtering import spread_order
+
+    cells_ = ["a", "a", "a", "a", "b"]
+    orders = [(1, "1"), (1, "2"), (1, "3"), (2, "0"), (1, "9")]
+    keys = ["casement", "casement", "noise", "noise", "casement"]
+    got = spread_order(cells_, orders, keys)
+    ranked = sorted(range(5), key=lambda n: got[n])
+    # round 1 of cell a: casement, then noise before casement's second draft; round 2 stays last
+    assert [n for n in ranked if cells_[n] == "a"] == [0, 2, 1, 3]
