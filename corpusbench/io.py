@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Iterable, Iterator
@@ -90,17 +91,22 @@ def atomic_write(
 def atomic_dir(path: str | os.PathLike[str], *, overwrite: bool = True) -> Iterator[Path]:
     """Build an output folder in a temporary sibling and rename it to ``path`` at the end.
 
-    If the body raises, the temporary folder is removed and ``path`` is untouched.
+    If the body raises, the temporary folder is removed and ``path`` is untouched. An existing ``path``
+    is replaced only when it is empty or an earlier output of the same kind (:func:`check_replaceable`).
+    Siblings that a killed run left behind (``.NAME.PID-*.tmp``, ``.NAME.old-PID`` of a PID no longer
+    running) are removed first.
     """
     path = check_folder_path(path)
     ensure_dir(path.parent)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent))
+    remove_stale_siblings(path)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.{os.getpid()}-", suffix=".tmp", dir=path.parent))
     try:
         yield tmp
         _publish_mode(tmp, directory=True)
         if path.exists():
             if not overwrite:
                 raise InputError(f"{path}: output folder already exists")
+            check_replaceable(path, tmp)
             old = path.with_name(f".{path.name}.old-{os.getpid()}")
             os.replace(path, old)
             os.replace(tmp, path)
@@ -110,6 +116,45 @@ def atomic_dir(path: str | os.PathLike[str], *, overwrite: bool = True) -> Itera
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+
+
+def check_replaceable(path: Path, new: Path) -> None:
+    """Refuse (``InputError``) to replace ``path`` by ``new`` unless ``path`` is empty or shares a
+    top-level file name with ``new`` (its manifest, results...): a folder that corpusbench did not
+    write, such as one a spec named by mistake, is never replaced."""
+    old = [p for p in path.iterdir() if not p.name.startswith(".")]
+    ours = {p.name for p in new.iterdir() if p.is_file()}
+    if old and not any(p.name in ours and p.is_file() for p in old):
+        held = ", ".join(sorted(p.name for p in old)[:3]) + (", ..." if len(old) > 3 else "")
+        raise InputError(
+            f"{path}: exists and is not an earlier output of this kind (it holds {held}); nothing was "
+            "replaced: remove it or choose another output folder"
+        )
+
+
+def remove_stale_siblings(path: Path) -> list[Path]:
+    """Remove the temporary siblings of ``path`` that :func:`atomic_dir` runs left when they were killed
+    (their PID is no longer running); returns what was removed."""
+    name = re.escape(path.name)
+    stale = re.compile(rf"^\.{name}\.(?:(\d+)-[a-z0-9_]+\.tmp|old-(\d+))$")
+    removed = []
+    for sibling in path.parent.iterdir() if path.parent.is_dir() else ():
+        m = stale.match(sibling.name)
+        if m and sibling.is_dir() and not sibling.is_symlink() and not _running(int(m[1] or m[2])):
+            shutil.rmtree(sibling, ignore_errors=True)
+            removed.append(sibling)
+    return removed
+
+
+def _running(pid: int) -> bool:
+    """A process with this id runs on this machine (ours included)."""
+    try:
+        os.kill(pid, 0)
+    except (ProcessLookupError, OverflowError):
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
 
 
 def write_json(path: str | os.PathLike[str], obj: Any) -> None:

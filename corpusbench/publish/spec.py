@@ -28,6 +28,8 @@ SLUG = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 REPO_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,95}/[A-Za-z0-9][A-Za-z0-9_.-]{0,95}$")
 LANGUAGE = re.compile(r"^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$")
 LICENSE = re.compile(r"^[a-z0-9][a-z0-9.+-]*$")
+#: A corpus key names folders (its stats under the work folder) and columns: a plain name, never a path.
+CORPUS_KEY = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 #: Checks of a loaded spec that need more than the spec itself (the generator registry, each
 #: generator's params), run last by ``ReleaseSpec.load``; :mod:`corpusbench.publish.params` adds its
 #: check when the ``corpusbench.publish`` package is imported, so this module imports neither.
@@ -164,6 +166,13 @@ class ReleaseSpec:
                 "license", f"{self.license!r} is not a Hub licence id (e.g. cc-by-4.0, apache-2.0, other)"
             )
         for key, corpus in self.corpora.items():
+            if not CORPUS_KEY.match(key):
+                raise bad(
+                    "corpora",
+                    f"key {key!r} is not a plain name (letters, digits, '_', '-' and '.', starting with a "
+                    "letter or digit): a corpus key names folders and columns, never a path; put the "
+                    "path under `path:`",
+                )
             if corpus.license is not None and not LICENSE.match(corpus.license):
                 raise bad(
                     f"corpora.{key}.license",

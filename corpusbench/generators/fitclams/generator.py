@@ -32,7 +32,7 @@ from corpusbench.provenance import code_version, file_sha256, fingerprint
 
 log = logging.getLogger(__name__)
 GENERATOR = "fitclams.v1"
-_NAME = re.compile(r"^[A-Za-z0-9_.-]+$")
+_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")  # a file name, never "." or ".."
 Progress = Callable[[str, int, int], None]
 SELECTION_DEPENDS_ON = (
     "the stats of the corpora (their counts and contexts; with several corpora, the shared vocabulary) and "
@@ -61,7 +61,7 @@ class FitClamsSpec:
             raise ConfigError(f"corpus names must be unique, got {names}")
         for n in names:
             if not _NAME.match(n):
-                raise ConfigError(f"corpus name {n!r}: use letters, digits, '_', '-' or '.'")
+                raise ConfigError(f"corpus name {n!r}: use letters, digits, '_', '-' or '.' (not first)")
         unknown = sorted(set(self.paradigms) - set(PARADIGMS))
         if unknown:
             raise ConfigError(f"unknown paradigm(s) {unknown}; choose from {', '.join(PARADIGMS)}")
