@@ -32,7 +32,14 @@ import torch
 
 from corpusbench.errors import ConfigError, InputError
 from corpusbench.eval.batching import Progress, budget_batches, gather_logprobs, pad_right
-from corpusbench.eval.causal import CausalScorer, common_prefix, encode_plain, overlapping, with_cache
+from corpusbench.eval.causal import (
+    CausalScorer,
+    common_prefix,
+    crop_cache,
+    encode_plain,
+    overlapping,
+    with_cache,
+)
 from corpusbench.eval.masked import MaskedPllScorer, make_copy
 from corpusbench.eval.records import DeterminerChoice, DeterminerSite
 from corpusbench.eval.seq2seq import Seq2SeqScorer
@@ -151,13 +158,6 @@ def _prepare_causal(
     return prepared, ctx, sufs, cut
 
 
-def _crop(cache: Any, n: int) -> None:
-    """Keep the first ``n`` positions of ``cache`` (a negative ``crop`` removes, in every version)."""
-    extra = cache.get_seq_length() - n
-    if extra > 0:
-        cache.crop(-extra)
-
-
 def _lcp(a: Sequence[int], b: Sequence[int]) -> int:
     n = 0
     for x, y in zip(a, b, strict=False):
@@ -205,7 +205,7 @@ def _chain_scores(
             # the window, and the cache can be cropped back to any site (a sliding layer cannot)
             cache, n = DynamicCache(), 0
         else:
-            _crop(cache, n)
+            crop_cache(cache, n)
         h_last = forward([c[n:]], cache)[0, -1:].expand(len(cands), -1)
         cached = c
         first = torch.tensor([suf[0] for suf in cands], device=dev)
@@ -219,7 +219,7 @@ def _chain_scores(
             tgt = torch.tensor([cands[k][j + 1] for k, j in zip(rr, cc, strict=True)], device=dev)
             np.add.at(totals, rr, gather_logprobs(head(hs[rr, cc]), tgt).double().cpu().numpy())
             cache.batch_select_indices(slice(0, 1))
-            _crop(cache, len(c))
+            crop_cache(cache, len(c))
         res[i] = totals.tolist()
         if progress:
             progress(1)
@@ -237,19 +237,28 @@ def choose_causal(
     reuse_min: int = REUSE_MIN_TOKENS,
     context_step: int = 0,
 ) -> list[DeterminerChoice]:
-    """AR determiner choice. With ``reuse``, sites whose context shares >= ``reuse_min`` tokens with
-    a neighbour (in context order: consecutive sites of a dialogue) are scored along one carried
-    KV cache; every other site's context is run once (batched by token budget) and shared by its
-    candidates only. Both give the full strings' numbers.
+    """AR determiner choice. With ``reuse``, the sites of a dialogue whose contexts are prefixes of each
+    other are scored in one pass (:mod:`corpusbench.eval.cac_pass`); for a model that takes no 4D mask
+    (or has sliding-window layers), sites whose context shares >= ``reuse_min`` tokens with a neighbour
+    are scored along one carried KV cache instead. Every other site's context is run once (batched by
+    token budget) and shared by its candidates only. All give the full strings' numbers.
     ``context_step``: see :func:`stepped_cuts`."""
+    from corpusbench.eval.cac_pass import pass_mask_kind, pass_scores, prefix_runs
+
     prepared, ctx, sufs, cut = _prepare_causal(scorer, sites, window, context_step)
     order = sorted(range(len(ctx)), key=lambda k: (ctx[k], k))
     chained: set[int] = set()
-    if reuse:
+    per_site: dict[int, list[float]] = {}
+    if reuse and (kind := pass_mask_kind(scorer)):
+        for run in prefix_runs(ctx, order):
+            if len(run) > 1:
+                per_site.update(pass_scores(scorer, ctx, sufs, run, kind, progress))
+                chained.update(run)
+    elif reuse:
         for a, b in itertools.pairwise(order):
             if _lcp(ctx[a], ctx[b]) >= reuse_min:
                 chained.update((a, b))
-    per_site = _chain_scores(scorer, ctx, sufs, [i for i in order if i in chained], progress)
+        per_site = _chain_scores(scorer, ctx, sufs, [i for i in order if i in chained], progress)
     rest = [i for i in range(len(ctx)) if i not in chained]
     costs = [len(ctx[i]) + max(map(len, sufs[i])) for i in rest]
     for batch in budget_batches(costs, scorer.batch_tokens):

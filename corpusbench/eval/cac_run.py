@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -119,22 +119,41 @@ class ContextWindow:
     reason: str
 
 
-def context_window(spec: EvalSpec, model_window: int) -> ContextWindow:
+WHOLE_WINDOW_STEP = 4  # a full causal run re-cuts a dialogue that outgrows the window 1/4 window deeper
+
+
+def whole_window_step(tokens: int) -> int:
+    """The default step of a causal run over the model's whole window: a quarter of the usable window,
+    so every context keeps >= 3/4 of it and a dialogue is run in overlapping windows, one pass each."""
+    from corpusbench.eval.cac import WINDOW_MARGIN
+
+    return max(0, (tokens - WINDOW_MARGIN - 1) // WHOLE_WINDOW_STEP)
+
+
+def context_window(spec: EvalSpec, model_window: int, causal: bool = True) -> ContextWindow:
     """``--context-tokens`` (0 = the model's whole window, the paper's setting), else the quick-run cap
-    with ``--limit``, else the model's window; ``--context-step`` or, for the quick cap, its step."""
+    with ``--limit``, else the model's window; ``--context-step`` or, for the quick cap, its step; for
+    the whole window of a causal model, :func:`whole_window_step` (masked and seq2seq: exact cuts)."""
     want, step = spec.context_tokens, spec.context_step
+    if not causal:
+        step = 0
     if want is not None and want < 0:
         raise ConfigError(f"--context-tokens must be 0 (the model's window) or positive, got {want}")
     quick_step = False
     if want is None and spec.limit is not None:
         want = QUICK_CONTEXT_TOKENS
-        quick_step = step is None
+        quick_step = step is None and causal
         step = QUICK_CONTEXT_STEP if quick_step else step
         why = "quick run (--limit); --context-tokens 0 gives the paper's whole window"
     elif want:
         why = "--context-tokens"
     else:
-        return ContextWindow(model_window, step or 0, "the model's whole window (the paper's setting)")
+        if step is None:
+            step = whole_window_step(model_window)
+            how = f"overlapping windows: cut {step} tokens deeper when full; --context-step 0 cuts exactly"
+        else:
+            how = f"cut {step} tokens deeper when full (--context-step)" if step else "each site cut exactly"
+        return ContextWindow(model_window, step, f"the model's whole window ({how})")
     if want <= WINDOW_FLOOR:
         raise ConfigError(f"--context-tokens {want}: too small for the target utterance (> {WINDOW_FLOOR})")
     tokens = min(want, model_window)
@@ -343,9 +362,8 @@ def score_cac(
         raise ConfigError(f"{spec.model}: {NO_CAC_SCORER}")
     from corpusbench.eval.causal import CausalScorer
 
-    cut = context_window(spec, int(model_prov.get("max_positions") or 512))
-    if not isinstance(scorer, CausalScorer):  # masked / seq2seq cut each context exactly (no cache to carry)
-        cut = replace(cut, step=0)
+    # masked / seq2seq cut each context exactly (no cache to carry)
+    cut = context_window(spec, int(model_prov.get("max_positions") or 512), isinstance(scorer, CausalScorer))
     t1 = time.perf_counter()
     advance = progress("scoring CAC sites", len(dsites)) if progress else None
     dets = choose_determiners(scorer, dsites, window=cut.tokens, progress=advance, context_step=cut.step)

@@ -86,6 +86,13 @@ def cache_of(out: Any) -> Any:
     return cache if cache is not None else out.past_key_values
 
 
+def crop_cache(cache: Any, n: int) -> None:
+    """Keep the first ``n`` positions of ``cache`` (a negative ``crop`` removes, in every version)."""
+    extra = cache.get_seq_length() - n
+    if extra > 0:
+        cache.crop(-extra)
+
+
 def has_sliding_layers(model: Any) -> bool:
     """Whether the model has sliding-window attention layers (Gemma 3, Mistral ...), as its cache says."""
     from transformers import DynamicCache

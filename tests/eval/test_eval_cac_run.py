@@ -77,8 +77,12 @@ def test_context_window_quick_cap_and_paper_window(tmp_path):
     def spec(**kw):
         return EvalSpec(dataset="d", model="m", out=tmp_path, **kw)
 
-    full = context_window(spec(), 8192)  # a full run: the model's whole window, exact cuts (the paper)
-    assert (full.tokens, full.step) == (8192, 0)
+    full = context_window(spec(), 8192)  # a full run: the model's whole window in overlapping windows
+    assert (full.tokens, full.step) == (8192, (8192 - 11) // 4) and "--context-step 0" in full.reason
+    exact = context_window(spec(context_step=0), 8192)  # every site cut exactly (before 2026-11-27)
+    assert (exact.tokens, exact.step) == (8192, 0) and "exactly" in exact.reason
+    assert context_window(spec(), 8192, causal=False) == exact  # masked / seq2seq: no cache to carry
+    assert context_window(spec(limit=20), 8192, causal=False).step == 0
     quick = context_window(spec(limit=20), 8192)  # a quick run is capped, with KV reuse, and says so
     assert (quick.tokens, quick.step) == (
         QUICK_CONTEXT_TOKENS,
