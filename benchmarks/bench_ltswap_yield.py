@@ -51,6 +51,17 @@ HINTS = {  # what the retry tells the writer, by drop reason
 }
 
 
+VARIANTS = ("unguided", "fixed", "anywhere", "varied", "varied+samples")
+
+
+def anywhere_regex(form: str) -> str:
+    """One sentence with ``form`` as a whole word anywhere after its first word (guidance forces nothing
+    else)."""
+    import re
+
+    return rf"[A-Z][^\n.!?]* {re.escape(form)}([ ,;:'][^\n.!?]*)?[.!?]"
+
+
 def draw(stats_dir: Path, groups: int, pairs: int, seed: int):  # type: ignore[no-untyped-def]
     from corpusbench.corpus.store import CorpusStats
     from corpusbench.generators.ltswap.candidates import build_candidates
@@ -111,13 +122,20 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--concurrency", type=int, default=16)
     ap.add_argument("--base-url", default=None, help="a running vLLM server (default: start one)")
+    ap.add_argument(
+        "--variants", default=",".join(VARIANTS), help="comma-separated, of " + ", ".join(VARIANTS)
+    )
     args = ap.parse_args(argv)
+    from dataclasses import replace
+
     from benchmarks.bench_llm_backends import open_backend
-    from corpusbench.generators.ltswap.filtering import draft_item, pick_nonce
+    from corpusbench.generators.ltswap.assembly import drop_shortcuts
+    from corpusbench.generators.ltswap.filtering import draft_item, draft_key, pick_nonce
+    from corpusbench.generators.ltswap.funnel import Funnel
     from corpusbench.generators.ltswap.generation import PosChecker, word_request
+    from corpusbench.generators.ltswap.item_audit import audit_items
     from corpusbench.generators.ltswap.judging import FilterRule, judge_items
     from corpusbench.generators.ltswap.pipeline import word_slots
-    from corpusbench.generators.ltswap.prompting import DEFAULT_WRITER
     from corpusbench.llm.cache import CachedLLM
     from corpusbench.llm.hardware import default_dtype
 
@@ -137,77 +155,78 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     startup = time.perf_counter() - t0
     try:
         llm = CachedLLM(backend, None)
-        reqs = {k: word_request(k[0], k[1], 96, "en", DEFAULT_WRITER) for k in keys}
-        t0 = time.perf_counter()
-        first = dict(zip(keys, llm.generate(list(reqs.values())), strict=True))
-        base_s, base_tok = time.perf_counter() - t0, llm.report.tokens_out
-        base_out = outcomes_of(keys, first, pos_of, stats, checker)
-        failed = [k for k in keys if base_out[k].stage != "checked"]
-        retry_reqs = [
-            retry_request(reqs[k], first[k].text or "", base_out[k].reason, k[0], pos_of[k]) for k in failed
-        ]
-        t0 = time.perf_counter()
-        second = dict(zip(failed, llm.generate(retry_reqs), strict=True)) if failed else {}
-        retry_s, retry_tok = time.perf_counter() - t0, llm.report.tokens_out - base_tok
-        second_out = outcomes_of(failed, second, pos_of, stats, checker) if failed else {}
-        lever_out = {
-            k: second_out.get(k, base_out[k]) if base_out[k].stage != "checked" else base_out[k] for k in keys
-        }
-        lever_raw = {
-            k: second[k] if k in second and second_out[k].stage == "checked" else first[k] for k in keys
-        }
-        guided_reqs = [word_request(k[0], k[1], 96, "en", DEFAULT_WRITER, force_form=True) for k in keys]
-        tok0, t0 = llm.report.tokens_out, time.perf_counter()
-        guided = dict(zip(keys, llm.generate(guided_reqs), strict=True))
-        guided_s, guided_tok = time.perf_counter() - t0, llm.report.tokens_out - tok0
-        guided_out = outcomes_of(keys, guided, pos_of, stats, checker, guided=True)
-        variants = {"base": (base_out, first, len(keys), base_tok, base_s)}
-        variants["retry"] = (
-            lever_out,
-            lever_raw,
-            len(keys) + len(failed),
-            base_tok + retry_tok,
-            base_s + retry_s,
-        )
-        variants["guided"] = (guided_out, guided, len(keys), guided_tok, guided_s)
         from corpusbench.generators.ltswap.candidates import build_candidates
-        from corpusbench.generators.ltswap.generation import writer_examples
+        from corpusbench.generators.ltswap.generation import rewrite_request, writer_examples
 
         examples = writer_examples(build_candidates(stats)[0], args.seed)
-        v4_reqs = [word_request(k[0], k[1], 96, "en", "v4", examples=examples) for k in keys]
-        tok0, t0 = llm.report.tokens_out, time.perf_counter()
-        v4 = dict(zip(keys, llm.generate(v4_reqs), strict=True))
-        v4_s, v4_tok = time.perf_counter() - t0, llm.report.tokens_out - tok0
-        variants["corpus-examples"] = (
-            outcomes_of(keys, v4, pos_of, stats, checker),
-            v4,
-            len(keys),
-            v4_tok,
-            v4_s,
-        )
-        v4g_reqs = [word_request(k[0], k[1], 96, "en", "v4", True, examples) for k in keys]
-        tok0, t0 = llm.report.tokens_out, time.perf_counter()
-        v4g = dict(zip(keys, llm.generate(v4g_reqs), strict=True))
-        v4g_s, v4g_tok = time.perf_counter() - t0, llm.report.tokens_out - tok0
-        variants["corpus-examples+guided"] = (
-            outcomes_of(keys, v4g, pos_of, stats, checker, guided=True),
-            v4g,
-            len(keys),
-            v4g_tok,
-            v4g_s,
-        )
+        is_keys = {k for p in infl for k in ((p.form1, p.tag1), (p.form2, p.tag2))}
+
+        def write(name: str, reqs: list[Any], guided: bool) -> None:
+            tok0, t0 = llm.report.tokens_out, time.perf_counter()
+            got = dict(zip(keys, llm.generate(reqs), strict=True))
+            outs = outcomes_of(keys, got, pos_of, stats, checker, guided=guided)
+            variants[name] = (outs, got, len(keys), llm.report.tokens_out - tok0, time.perf_counter() - t0)
+
+        def v4(k: tuple[str, str], guided: bool, frames: str = "varied") -> Any:
+            return word_request(
+                k[0],
+                k[1],
+                96,
+                "en",
+                "v4",
+                guided,
+                examples,
+                frames=frames,
+                seed=args.seed,
+                marked=k in is_keys,
+            )
+
+        variants: dict[str, tuple[Any, ...]] = {}
+        wanted = args.variants.split(",")
+        if "unguided" in wanted:  # writer v4, free sentence
+            write("unguided", [v4(k, False) for k in keys], False)
+        if "fixed" in wanted:  # the 2026-11-26 demo's writer: a short fixed frame per tag
+            write("fixed", [v4(k, True, "fixed") for k in keys], True)
+        if "anywhere" in wanted:  # the form forced to appear somewhere in a free sentence
+            write("anywhere", [replace(v4(k, True), regex=anywhere_regex(k[0])) for k in keys], True)
+        if "varied" in wanted or "varied+samples" in wanted:  # seeded varied openings (the default now)
+            write("varied", [v4(k, True) for k in keys], True)
+        if "varied+samples" in wanted:  # 2 more sampled candidates for a failed form; the first checked kept
+            outs, got, n_req, tok, sec = variants["varied"]
+            outs, got = dict(outs), dict(got)
+            for attempt in (1, 2):
+                failed = [k for k in keys if outs[k].stage != "checked"]
+                tok0, t0 = llm.report.tokens_out, time.perf_counter()
+                res = llm.generate([rewrite_request(v4(k, True), attempt, args.seed) for k in failed])
+                new = outcomes_of(failed, dict(zip(failed, res, strict=True)), pos_of, stats, checker, True)
+                for k, r in zip(failed, res, strict=True):
+                    if new[k].stage == "checked":
+                        outs[k], got[k] = new[k], r
+                n_req, tok = n_req + len(failed), tok + llm.report.tokens_out - tok0
+                sec += time.perf_counter() - t0
+            variants["varied+samples"] = (outs, got, n_req, tok, sec)
+            if "varied" not in wanted:
+                del variants["varied"]
         rule, nonce = FilterRule(), pick_nonce("blick", stats.vocabulary)
         judged: dict[str, Any] = {}
         runs = []
         for name, (outs, raw, writer_reqs, tokens, seconds) in variants.items():
-            drafts = drafts_of(words, infl, outs, raw)
+            drafts = drop_shortcuts(drafts_of(words, infl, outs, raw), "en", Funnel(), [])
             items = [draft_item(d) for d in drafts]
-            todo = [it for it in items if it.id not in judged]
+            todo = [it for it in items if draft_key(it) not in judged]
             t0 = time.perf_counter()
             if todo:
-                judged |= {it.id: v for it, v in zip(todo, judge_items(llm, todo, rule, nonce), strict=True)}
+                verdicts = judge_items(llm, todo, rule, nonce, early_reject=True)
+                judged |= {draft_key(it): v for it, v in zip(todo, verdicts, strict=True)}
             seconds += time.perf_counter() - t0
-            kept = Counter(d.subtask for d, it in zip(drafts, items, strict=True) if judged[it.id].keep)
+            verdict = [judged[draft_key(it)] for it in items]
+            kept = Counter(d.subtask for d, v in zip(drafts, verdict, strict=True) if v.keep)
+            kept_rows = [
+                {"subtask": d.subtask, "rule": d.rule, "bin": d.bin, "w1": d.w1, "w2": d.w2}
+                | {k: getattr(it, k) for k in ("s1_good", "s2_good", "s1_bad", "s2_bad")}
+                for d, it, v in zip(drafts, items, verdict, strict=True)
+                if v.keep
+            ]
             checked = Counter(
                 "wordswap" if any(w.form == k[0] and w.tag == k[1] for w in words) else "inflswap"
                 for k in keys
@@ -217,12 +236,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 "wordswap" if any(w.form == k[0] and w.tag == k[1] for w in words) else "inflswap"
                 for k in keys
             )
-            requests = writer_reqs + 4 * len(drafts)
+            judge_reqs = sum(2 * len(v.margins or (0, 0)) for v in verdict)  # early rejection: 2 or 4
+            requests = writer_reqs + judge_reqs
             runs.append(
                 {
                     "variant": name,
                     "writer_requests": writer_reqs,
-                    "judge_requests": 4 * len(drafts),
+                    "judge_requests": judge_reqs,
                     "requests": requests,
                     "generated_tokens": tokens,
                     "checked": dict(checked),
@@ -234,6 +254,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                     "kept_per_llm_min": round(60 * sum(kept.values()) / max(seconds, 1e-9), 2),
                     "llm_s": round(seconds, 1),
                     "drops": dict(Counter(o.reason for o in outs.values() if o.stage != "checked")),
+                    "kept_audit": audit_items(kept_rows),
+                    "kept_items": kept_rows,
+                    "sentences_written": {
+                        f"{k[0]}/{k[1]}": (raw[k].text if raw.get(k) is not None else "") for k in keys
+                    },
                 }
             )
     finally:
@@ -261,11 +286,14 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "kept/req",
         "kept/1k tok",
         "kept/LLM-min",
+        "top-3 open ws/is",
+        "words ws/is",
+        "IS rule decides",
         "drops",
     ):
         table.add_column(c, justify="left" if c in ("variant", "drops") else "right")
     for r in runs:
-        ck, n = r["checked"], r["sentences"]
+        ck, n, a = r["checked"], r["sentences"], r["kept_audit"]
         table.add_row(
             r["variant"],
             f"{r['requests']} ({r['writer_requests']}+{r['judge_requests']})",
@@ -277,6 +305,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             str(r["kept_per_request"]),
             str(r["kept_per_1k_tokens"]),
             str(r["kept_per_llm_min"]),
+            "/".join(str(a.get(x, {}).get("top3_opening_share")) for x in ("wordswap", "inflswap")),
+            "/".join(str(a.get(x, {}).get("mean_words")) for x in ("wordswap", "inflswap")),
+            "{}/{}".format(
+                a.get("inflswap", {}).get("prev_word_suffix_decides"), a.get("inflswap", {}).get("pairs")
+            ),
             ", ".join(f"{k} {v}" for k, v in list(r["drops"].items())[:3]),
         )
     Console(width=200).print(table)
