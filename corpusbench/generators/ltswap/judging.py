@@ -10,6 +10,10 @@ minimal pair, in log-prob units; > 0 means the judge prefers the good side):
 - ``pointwise``: one yes/no prompt per sentence (no option position at all); per pair,
   (log P(yes) - log P(no)) of the good sentence minus that of the swapped one. Keep if both exceed
   the threshold.
+- ``nonce`` (#37): ``pointwise`` with the paper's feasibility game for WordSwap: each yes/no prompt
+  shows the corpus sentence of one word with that word replaced by a nonce word, then a generated
+  sentence with the same nonce word (its own sentence: yes; the other word's: no). So a kept item is one
+  the corpus sentence makes learnable, not only one whose swap is odd. Other subtasks: as ``pointwise``.
 
 WordSwap's pairwise prompts play the nonce-word game (§2.2): the corpus sentence of each word,
 with the word replaced by a nonce word, then both generated sentences with their targets replaced.
@@ -30,9 +34,10 @@ from corpusbench.generators.ltswap.checks import match_case, nonce_form
 from corpusbench.generators.ltswap.records import AGREEMENT_RULES, SUBTASK_ALIASES
 from corpusbench.llm.records import ChoiceRequest, ChoiceResult
 
-RULES = ("strict", "debiased", "pointwise")
+RULES = ("strict", "debiased", "pointwise", "nonce")
 DEFAULT_RULE = "pointwise"  # chosen on the calibration set (docs/ltswap.md, `ltswap judge-check`)
-DEFAULT_THRESHOLDS = {"strict": 0.0, "debiased": 0.0, "pointwise": 0.1}  # pointwise: judge-check sweep
+DEFAULT_THRESHOLDS = {"strict": 0.0, "debiased": 0.0, "pointwise": 0.1, "nonce": 0.1}  # judge-check sweep
+USES_CORPUS_SENTENCE = {"strict": True, "debiased": True, "pointwise": False, "nonce": True}  # WordSwap
 EXPECTED = ("A", "B", "A", "B")  # pairwise prompts: (good, bad), (bad, good) for pair 1, then pair 2
 LP_FLOOR = -20.0  # log-prob of an option absent from the top tokens
 GEN_MARGIN = 5.0  # |margin| of an answer read from generated text (no log-probs)
@@ -135,7 +140,14 @@ class FilterRule:
             object.__setattr__(self, "threshold", DEFAULT_THRESHOLDS[self.name])
 
     @property
+    def pointwise(self) -> bool:
+        """Yes/no prompts, one sentence each (``pointwise``, ``nonce``)."""
+        return self.name in ("pointwise", "nonce")
+
+    @property
     def templates(self) -> tuple[str, ...]:
+        if self.name == "nonce":
+            return (prompting.JUDGE_YES_NO_NONCE, prompting.JUDGE_YES_NO_GRAMMATICAL)
         if self.name == "pointwise":
             return (prompting.JUDGE_YES_NO_SENSE, prompting.JUDGE_YES_NO_GRAMMATICAL)
         return (prompting.JUDGE_CHOOSE_NONCE, prompting.JUDGE_CHOOSE_GRAMMATICAL)
@@ -146,13 +158,23 @@ class FilterRule:
             "rule": self.name,
             "threshold": self.threshold,
             "prompts": {t: prompting.template_hash(t) for t in self.templates},
+            "wordswap_corpus_sentence": USES_CORPUS_SENTENCE[self.name],
         }
 
     def requests(self, item: JudgeItem, nonce: str = "blick") -> list[ChoiceRequest]:
         """The 4 prompts of ``item`` under this rule."""
         lang = prompting.LANGUAGE_NAMES.get(item.lang, item.lang)
-        tag = f"judge:{self.name if self.name == 'pointwise' else 'pairwise'}:{item.id}"
-        if self.name == "pointwise":
+        tag = f"judge:{self.name if self.pointwise else 'pairwise'}:{item.id}"
+        if self.name == "nonce" and item.subtask == "wordswap":
+            return [
+                ChoiceRequest(
+                    id=f"{tag}:{k}",
+                    prompt=prompting.render(self.templates[0], language=lang, nonce=n, context=c, sentence=s),
+                    options=("yes", "no"),
+                )
+                for k, (c, n, s) in enumerate(_nonce_game(item, nonce))
+            ]
+        if self.pointwise:
             tpl = self.templates[0 if item.subtask == "wordswap" else 1]
             sents = (item.s1_good, item.s1_bad, item.s2_good, item.s2_bad)
             return [
@@ -188,7 +210,7 @@ class FilterRule:
             why = "filter_llm_error" if any(r.status == "error" for r in results) else "filter_no_answer"
             return Judgement(keep=False, reason=why, margins=None, first_option=None, **base)
         wants = EXPECTED[: len(results)]
-        if self.name == "pointwise":
+        if self.pointwise:
             m = [option_margin(r, "yes", "no") for r in results]
             pair = [m[k] - m[k + 1] for k in range(0, len(m), 2)]
             first = None
@@ -219,6 +241,21 @@ def option_margin(res: ChoiceResult, want: str, other: str) -> float:
     return fin(lw) - fin(lo)
 
 
+def _nonce_game(item: JudgeItem, nonce: str) -> list[tuple[str, str, str]]:
+    """(corpus sentence, nonce form, sentence) of the ``nonce`` rule's 4 WordSwap prompts, in the order
+    good, bad, good, bad: w1's corpus sentence with S1 (its own use) then with S2* (w1 in w2's sentence);
+    w2's corpus sentence with S2, then with S1*. The rare word is the nonce word in all of them."""
+    n1, n2 = _nonce(nonce, item.w1, item.tag1), _nonce(nonce, item.w2, item.tag2)
+    c1 = _replace(item.context1 or item.s1_good, item.w1, n1)
+    c2 = _replace(item.context2 or item.s2_good, item.w2, n2)
+    return [
+        (c1, n1, _replace(item.s1_good, item.w1, n1)),
+        (c1, n1, _replace(item.s2_bad, item.w1, n1)),
+        (c2, n2, _replace(item.s2_good, item.w2, n2)),
+        (c2, n2, _replace(item.s1_bad, item.w2, n2)),
+    ]
+
+
 _SUFFIX_TAGS = (("ing", "VBG"), ("ed", "VBD"), ("s", "NNS"))
 
 
@@ -238,8 +275,13 @@ def _find(text: str, word: str) -> bool:
 
 
 def _replace(text: str, word: str, by: str) -> str:
-    """``text`` with every whole-word occurrence of ``word`` replaced by ``by`` (case kept)."""
-    return _pattern(word).sub(lambda m: match_case(by, m.group(0)), text)
+    """``text`` with every whole-word occurrence of ``word`` replaced by ``by`` (case kept), and an "a"/"an"
+    right before it made to fit ``by`` ("an otter" -> "a blick")."""
+    from corpusbench.baselines.heuristics import article_for
+
+    out = _pattern(word).sub(lambda m: match_case(by, m.group(0)), text)
+    art = re.compile(rf"(?<!\w)(an?)(\s+)(?={re.escape(by)}(?!\w))", flags=re.IGNORECASE)
+    return art.sub(lambda m: match_case(article_for(by), m.group(1)) + m.group(2), out)
 
 
 def judge_items(

@@ -26,7 +26,14 @@ JUDGE_CHOOSE_NONCE = "ltswap/judge_choose_nonce.v2"
 JUDGE_CHOOSE_GRAMMATICAL = "ltswap/judge_choose_grammatical.v2"
 JUDGE_YES_NO_SENSE = "ltswap/judge_yes_no_sense.v1"
 JUDGE_YES_NO_GRAMMATICAL = "ltswap/judge_yes_no_grammatical.v1"
-JUDGE = (JUDGE_CHOOSE_NONCE, JUDGE_CHOOSE_GRAMMATICAL, JUDGE_YES_NO_SENSE, JUDGE_YES_NO_GRAMMATICAL)
+JUDGE_YES_NO_NONCE = "ltswap/judge_yes_no_nonce.v1"  # the feasibility game, one sentence at a time (#37)
+JUDGE = (
+    JUDGE_CHOOSE_NONCE,
+    JUDGE_CHOOSE_GRAMMATICAL,
+    JUDGE_YES_NO_SENSE,
+    JUDGE_YES_NO_GRAMMATICAL,
+    JUDGE_YES_NO_NONCE,
+)
 # French and German (WordSwap only): the language is named in the prompt
 WORD_LANG = "ltswap/word_sentence_lang.v2"
 LANGUAGE_NAMES = {"en": "English", "fr": "French", "de": "German"}

@@ -219,7 +219,7 @@ def test_judge_check_command_reports_every_rule(tmp_path):
     )
     assert r.exit_code == 0, r.output
     report = json.loads(out.read_text())
-    assert set(report["rules"]) == {"strict", "debiased", "pointwise"} and report["n"] >= 150
+    assert set(report["rules"]) == {"strict", "debiased", "pointwise", "nonce"} and report["n"] >= 150
     point = report["rules"]["pointwise"]
     assert len(point["items"]) == report["n"] and point["threshold_sweep"][0]["threshold"] == 0.0
     assert all(
@@ -240,3 +240,26 @@ def test_shipped_figures_belong_to_the_default_judge_and_rule():
     other = {**rule.describe(), "threshold": rule.threshold + 1}
     assert judge_figures("qwen2.5-coder-1.5b-instruct", other) is None  # not measured at that threshold
     assert "not measured" in figures_markdown(None, rule.name)
+
+
+def test_nonce_rule_plays_the_feasibility_game_one_sentence_at_a_time():
+    from corpusbench.generators.ltswap.judging import FilterRule, JudgeItem
+
+    it = JudgeItem(
+        id="ws", subtask="wordswap", w1="otter", w2="anvil",
+        s1_good="The otter swam in the river.", s2_good="The smith struck the anvil.",
+        s1_bad="The anvil swam in the river.", s2_bad="The smith struck the otter.",
+        context1="An otter caught a fish.", context2="He beat iron on an anvil.", tag1="NN", tag2="NN",
+    )  # fmt: skip
+    rule = FilterRule("nonce")
+    reqs = rule.requests(it, "blick")
+    assert len(reqs) == 4 and all(r.options == ("yes", "no") for r in reqs)
+    assert "A blick caught a fish." in reqs[0].prompt and "The blick swam in the river." in reqs[0].prompt
+    assert "The smith struck the blick." in reqs[1].prompt  # w1's meaning in w2's sentence: expected no
+    assert "He beat iron on a blick." in reqs[2].prompt or "on an blick" in reqs[2].prompt
+    assert "otter" not in reqs[0].prompt and "anvil" not in reqs[3].prompt
+    assert rule.describe()["wordswap_corpus_sentence"] is True
+    assert FilterRule("pointwise").describe()["wordswap_corpus_sentence"] is False
+    inf = JudgeItem(id="is", subtask="inflswap", w1="mend", w2="mended", s1_good="a", s2_good="b",
+                    s1_bad="c", s2_bad="d")  # fmt: skip
+    assert [r.prompt for r in rule.requests(inf)] == [r.prompt for r in FilterRule("pointwise").requests(inf)]
