@@ -99,7 +99,9 @@ def render_card(manifest: dict[str, Any], audit: dict[str, Any] | None = None) -
             lm_eval_configs=lm_eval_configs(manifest),
             audit=audit_view(audit) if audit else None,
             human_validation=review_card.section(manifest),
-            to_yaml=lambda obj: yaml.safe_dump(obj, sort_keys=True, allow_unicode=True, width=100).strip(),
+            to_yaml=lambda obj: yaml.safe_dump(
+                public_path(obj), sort_keys=True, allow_unicode=True, width=100
+            ).strip(),
         )
     )
 
@@ -315,8 +317,20 @@ def _yaml(obj: Any) -> str:
     return yaml.safe_dump(obj, sort_keys=False, allow_unicode=True, width=1000)
 
 
+def public_path(value: Any) -> Any:
+    """``value`` as the card shows it: an absolute path (a folder of the machine that built the release)
+    by its last part only, relative paths as written; lists and mappings are walked."""
+    if isinstance(value, dict):
+        return {k: public_path(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [public_path(v) for v in value]
+    if isinstance(value, str) and re.match(r"^(/|~|[A-Za-z]:[\\/])", value):
+        return re.split(r"[\\/]", value.rstrip("\\/"))[-1] or value
+    return value
+
+
 def _env() -> jinja2.Environment:
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(TEMPLATES)),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
@@ -324,3 +338,5 @@ def _env() -> jinja2.Environment:
         lstrip_blocks=True,
         autoescape=False,
     )
+    env.filters["public_path"] = public_path
+    return env

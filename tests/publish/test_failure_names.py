@@ -1,18 +1,22 @@
 """A spec cannot make a build write outside its folders, and no output replaces a folder corpusbench did
-not write (issue 42, item 1); killed builds' temporary folders are removed later (item 7)."""
+not write (issue 42, item 1); killed builds' temporary folders are removed later, group labels are not
+merged silently, and the card shows no absolute path (item 7)."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from conftest import CORPUS, run_cli, write_spec
+from conftest import CORPUS, PAIRS, run_cli, write_spec
 
-from corpusbench.errors import InputError
+from corpusbench.errors import ConfigError, InputError
 from corpusbench.io import atomic_dir, remove_stale_siblings
+from corpusbench.publish.build import build_release
+from corpusbench.publish.spec import ReleaseSpec
 
 FITCLAMS = {"selection": {"n_nouns": 3, "n_verbs": 3, "n_bins": 3, "n_objects": 1, "fill_empty": True}}
 
@@ -94,3 +98,30 @@ def test_stale_siblings_of_killed_builds_are_removed(tmp_path: Path) -> None:
     left = {p.name for p in parent.iterdir()}
     assert left == {"0.1.0"} | {n for n, kept in names.items() if kept}
     assert remove_stale_siblings(parent / "0.1.0") == []
+
+
+def test_group_labels_that_become_one_config_are_refused(tmp_path: Path) -> None:
+    """``a/b``, ``a b`` and ``A_B`` all slug to ``a_b``: one line naming them, not one merged config."""
+    pairs = tmp_path / "pairs.jsonl"
+    rows = [("a/b", "The cat sleeps.", "The cat sleep."), ("a b", "Dogs bark.", "Dogs barks.")]
+    rows += [("A_B", "It is.", "It are."), ("c", "We go.", "We goes.")]
+    pairs.write_text(
+        "".join(json.dumps({"UID": u, "sentence_good": g, "sentence_bad": b}) + "\n" for u, g, b in rows),
+        encoding="utf-8",
+    )
+    gens = [{"name": "minimal-pairs", "id": "mp", "params": {"path": str(pairs)}}]
+    spec = write_spec(tmp_path / "spec", generators=gens)
+    with pytest.raises(ConfigError) as info:
+        build_release(ReleaseSpec.load(spec), tmp_path / "build")
+    assert str(info.value) == (
+        f"{spec}: generators.mp.params: groups 'A_B', 'a b', 'a/b' would all become config 'a_b' (config "
+        "names are lowercase letters, digits, '_' and '-'); give them distinct names in the data"
+    )
+    assert not (tmp_path / "build" / "test-pairs").exists()
+
+
+def test_the_card_shows_no_absolute_path(built: Path) -> None:
+    """The fixture spec names its corpus and pairs by absolute paths: the card shows their file names."""
+    card = (built / "README.md").read_text(encoding="utf-8")
+    assert str(CORPUS.parent) not in card and str(PAIRS.parent) not in card
+    assert f"| genesis | `{CORPUS.name}` |" in card and f"path: {PAIRS.name}" in card

@@ -69,19 +69,36 @@ def build_configs(ctx: GeneratorContext) -> list[ReleaseConfig]:
 
     groups: dict[str, list[dict[str, Any]]] = {}
     sources: dict[str, list[dict[str, str]]] = {}
+    labels: dict[str, set[str]] = {}  # config name -> the group labels (or file stems) it comes from
     for f in files:
         rows = _read(f, params.format if params.format != "auto" else FORMATS[f.suffix], params)
         source = {"file": f.name, "sha256": file_sha256(f)}
         for row in rows:
             group = row.get(params.group_column) if params.group_column else None
-            name = _slug(params.config_prefix + str(group if group not in (None, "") else f.stem))
+            label = str(group if group not in (None, "") else f.stem)
+            name = _slug(params.config_prefix + label)
+            labels.setdefault(name, set()).add(label)
             groups.setdefault(name, []).append(row)
             if source not in sources.setdefault(name, []):
                 sources[name].append(source)
+    _refuse_merged_groups(labels, where)
     ctx.log(
         f"minimal-pairs: {sum(map(len, groups.values()))} rows, {len(groups)} group(s), {len(files)} file(s)"
     )
     return [_config(name, rows, sources[name], params, ctx.seed) for name, rows in sorted(groups.items())]
+
+
+def _refuse_merged_groups(labels: dict[str, set[str]], where: str) -> None:
+    """Different group labels that would become one config name (``a/b``, ``a b``, ``A_B``) are refused
+    rather than silently merged: their pairs may test different things."""
+    merged = {name: sorted(found) for name, found in sorted(labels.items()) if len(found) > 1}
+    if merged:
+        name, found = next(iter(merged.items()))
+        raise ConfigError(
+            f"{where}: groups {', '.join(map(repr, found))} would all become config {name!r} (config names "
+            "are lowercase letters, digits, '_' and '-'); give them distinct names in the data"
+            + (f" ({len(merged) - 1} more such config(s))" if len(merged) > 1 else "")
+        )
 
 
 def _config(
