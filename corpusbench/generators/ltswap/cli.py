@@ -562,3 +562,37 @@ def _print_scores(title: str, rows) -> None:  # type: ignore[no-untyped-def]
             _pct(r.keep_recall),
         )
     console.print(table)
+
+
+@ltswap_app.command("validity")
+def validity_cmd(
+    paths: list[Path] = typer.Argument(
+        None, help="Labelled items (files or folders; default: the shipped set)."
+    ),
+    out: Path | None = typer.Option(None, "--out", "-o", help="Write the report as JSON."),
+) -> None:
+    """The valid share of labelled kept items per source and subtask, with 95% Wilson intervals (#37)."""
+    from corpusbench.generators.ltswap.validity import (
+        VALIDITY_DIR,
+        read_labels,
+        report_lines,
+        validity_report,
+    )
+    from corpusbench.io import write_json
+
+    report = validity_report(read_labels(paths or [VALIDITY_DIR]))
+    console.print("\n".join(report_lines(report)))
+    if out is not None:
+        write_json(out, report)
+
+
+@ltswap_app.command("audit")
+def audit_cmd(
+    run: Path = typer.Argument(..., help="An LT-Swap run folder (its <subtask>.parquet files)."),
+) -> None:
+    """Shortcuts and sameness of a run's kept items (no LLM): openings, length, target-blind rules (#37)."""
+    import json
+
+    from corpusbench.generators.ltswap.item_audit import audit_items, read_run
+
+    console.print(json.dumps(audit_items(read_run(run)), indent=1))

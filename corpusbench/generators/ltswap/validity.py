@@ -1,0 +1,103 @@
+"""The labelled validity set (#37): kept LT-Swap items read by a linguist, and the valid share they give.
+
+``benchmarks/data/ltswap_validity/*.jsonl`` holds one quadruplet per line: the item as a run or release
+kept it (``subtask``, ``rule``, ``bin``, ``w1``, ``w2``, the four sentences, the corpus contexts), where
+it came from (``source``: the run and corpus), ``labels`` (one per minimal pair, S1/S1* then S2/S2*:
+``valid``, ``marginal`` or ``invalid``, by the criteria of docs/ltswap.md "A valid item"), ``why`` (the
+reason for any label that is not ``valid``) and ``keep`` (both pairs valid), so the same file is a
+``ltswap judge-check --items`` set. Labels are given blind to the judge's margins.
+
+``validity_report`` gives per source and subtask: pairs, valid pairs, their share with a 95% Wilson
+interval, marginal and invalid pairs, and quadruplets valid in both pairs.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from corpusbench.errors import InputError
+from corpusbench.intervals import wilson
+from corpusbench.io import read_utf8
+
+LABELS = ("valid", "marginal", "invalid")
+VALIDITY_DIR = Path(__file__).resolve().parents[3] / "benchmarks" / "data" / "ltswap_validity"
+SUBTASK_ORDER = ("wordswap", "inflswap", "agrswap")
+ALIASES = {"inflectionswap": "inflswap", "agreementswap": "agrswap"}
+
+
+def read_labels(paths: Iterable[Path]) -> list[dict[str, Any]]:
+    """Every labelled quadruplet of ``paths`` (files, or folders of ``*.jsonl``); a bad line is an
+    ``InputError`` naming it."""
+    files: list[Path] = []
+    for p in paths:
+        p = Path(p)
+        if p.is_dir():
+            files += sorted(p.glob("*.jsonl"))
+        elif p.is_file():
+            files.append(p)
+        else:
+            raise InputError(f"{p}: no such labels file or folder")
+    rows: list[dict[str, Any]] = []
+    for f in files:
+        for n, line in enumerate(read_utf8(f, hint="save the labels as UTF-8 JSON lines").splitlines(), 1):
+            if not line.strip():
+                continue
+            where = f"{f}:{n}"
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as e:
+                raise InputError(f"{where}: not valid JSON ({e.msg})") from None
+            labels = row.get("labels")
+            if not isinstance(labels, list) or len(labels) != 2 or any(x not in LABELS for x in labels):
+                raise InputError(f"{where}: 'labels' must be two of {', '.join(LABELS)}")
+            if row.get("keep") is not all(x == "valid" for x in labels):
+                raise InputError(f"{where}: 'keep' must say whether both pairs are valid")
+            rows.append({**row, "subtask": ALIASES.get(row["subtask"], row["subtask"]), "_where": where})
+    if not rows:
+        raise InputError("no labelled items in " + ", ".join(str(p) for p in paths))
+    return rows
+
+
+def _cell(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    labels = [x for r in rows for x in r["labels"]]
+    valid = labels.count("valid")
+    lo, hi = wilson(valid, len(labels))
+    return {
+        "quadruplets": len(rows),
+        "pairs": len(labels),
+        "valid": valid,
+        "marginal": labels.count("marginal"),
+        "invalid": labels.count("invalid"),
+        "valid_share": round(valid / len(labels), 3) if labels else None,
+        "ci95": [round(lo, 3), round(hi, 3)],
+        "quadruplets_valid": sum(r["keep"] for r in rows),
+    }
+
+
+def validity_report(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Per source, then per subtask (and ``all``): valid pair share with its 95% Wilson interval."""
+    out: dict[str, Any] = {}
+    for source in sorted({r.get("source", "") for r in rows}):
+        mine = [r for r in rows if r.get("source", "") == source]
+        subs = [s for s in SUBTASK_ORDER if any(r["subtask"] == s for r in mine)]
+        out[source] = {s: _cell([r for r in mine if r["subtask"] == s]) for s in subs} | {"all": _cell(mine)}
+    return out
+
+
+def report_lines(report: Mapping[str, Any]) -> list[str]:
+    """A plain table: source, subtask, pairs, valid (share, 95% interval), marginal, invalid, quadruplets."""
+    lines = [
+        "| source | subtask | pairs | valid | share [95% Wilson] | marginal | invalid | quadruplets valid |",
+        "|---|---|---:|---:|---|---:|---:|---|",
+    ]
+    for source, subs in report.items():
+        for sub, c in subs.items():
+            lines.append(
+                f"| {source} | {sub} | {c['pairs']} | {c['valid']} | {c['valid_share']:.2f} "
+                f"[{c['ci95'][0]:.2f}, {c['ci95'][1]:.2f}] | {c['marginal']} | {c['invalid']} | "
+                f"{c['quadruplets_valid']} of {c['quadruplets']} |"
+            )
+    return lines
