@@ -36,6 +36,7 @@ from corpusbench.eval.causal import (
     CausalScorer,
     common_prefix,
     crop_cache,
+    encode_batch,
     encode_plain,
     overlapping,
     with_cache,
@@ -143,11 +144,8 @@ def _prepare_causal(
     limit = window - WINDOW_MARGIN - (1 if scorer.prefix_id is not None else 0)
     prepared, ctx, sufs, cut = [], [], [], []
     for site, c in stepped_cuts(sites, lambda t: encode_plain(tok, t).offsets, limit, step):
-        ids = [
-            ([scorer.prefix_id] if scorer.prefix_id is not None else [])
-            + encode_plain(tok, site.left + f + site.right).ids
-            for f in site.candidates
-        ]
+        bos = [scorer.prefix_id] if scorer.prefix_id is not None else []
+        ids = [bos + e.ids for e in encode_batch(tok, [site.left + f + site.right for f in site.candidates])]
         n = common_prefix(ids)
         if n == 0:
             raise InputError(f"site {site.id}: empty left context and no BOS; cannot score the first token")
