@@ -234,10 +234,10 @@ class LLMProgress:
             self._display.start()
         return self
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, exc_type: object, *exc: object) -> None:
         if self._display is not None:
             self._display.stop()
             self._display = None
-        if self.sent or self._cached():
+        if exc_type is None and (self.sent or self._cached()):  # a failed run says only its error
             done = f"{self.title}: done in {duration(self.clock() - self.t0)}"
             self._say(" · ".join([done, *self.counters()]))

@@ -148,8 +148,8 @@ def ltswap(
     plan_only: bool = typer.Option(
         False,
         "--plan",
-        help="Estimate the run (requests, generated tokens, wall time) from a few timed calls on this "
-        "backend and the corpus's candidates; prints a table, runs nothing else.",
+        help="Estimate the run (requests, generated tokens, wall time, cells) from a pilot of a few dozen "
+        "writer and judge calls on this corpus's words (cached: the run reuses them); ranges, no run.",
     ),
     seed: int = typer.Option(0, "--seed", help="Seed of every sampling step."),
     lang: str = typer.Option("en", "--lang", help="Corpus language: en (all subtasks), fr or de (WordSwap)."),
@@ -256,48 +256,63 @@ def ltswap(
         )
         stack.enter_context(progress.watch(llm))
         if plan_only:
-            _print_plan(llm, params, plan)
-            return
-        result = run_ltswap(st, llm, params, out, progress, plan)
+            from corpusbench.generators.ltswap.sizing import price
+
+            priced = price(plan, llm, params, progress)
+            served = llm.describe().get("model")
+        else:
+            result = run_ltswap(st, llm, params, out, progress, plan)
+    if plan_only:
+        _print_plan(priced, params, plan, served, cache or out / "llm-cache.sqlite")
+        return
     _print(result, params)
 
 
-def _print_plan(llm, params, plan) -> None:  # type: ignore[no-untyped-def]
-    from collections import Counter
+def _print_plan(priced, params, plan, model: str | None, cache: Path) -> None:  # type: ignore[no-untyped-def]
+    """The estimate per subtask as ranges over the pilot's shares, the cells, and what the pilot measured."""
+    from corpusbench.generators.ltswap import cellview, sizing
 
-    from corpusbench.generators.ltswap import sizing
-    from corpusbench.generators.ltswap.cells import cells_of
-    from corpusbench.generators.ltswap.filtering import pick_nonce
-
-    timing = sizing.time_backend(llm.backend, params, plan.words, pick_nonce(params.nonce, plan.vocab))
-    counts = sizing.expected_counts(params, plan.pools, plan.counts)
-    drawn: Counter[str] = Counter()
-    for (s, _), n in counts.items():
-        drawn[s] += n
-    cells = Counter(
-        c.subtask for c in {c for (s, g) in counts for c in cells_of(s, g, params.rules, params.by_length)}
-    )
-    rows = sizing.estimate(params, {s: drawn[s] for s in params.subtasks if s in drawn}, timing, cells)
     size = f"--per-cell {params.per_cell}" if params.per_cell else f"--max-per-bin {params.max_per_bin}"
     table = Table(
         "subtask", "candidates", "writer req.", "judge req.", "gen. tokens", "kept (est.)", "wall",
-        title=f"LT-Swap plan ({size}; {llm.describe().get('model')})",
+        title=f"LT-Swap plan ({size}; {model}): the pilot's value (range)",
     )  # fmt: skip
     for col in table.columns[1:]:
         col.justify = "right"
-    for r in [*rows, _plan_total(rows)]:
+    ends = {end: [*rows, _plan_total(rows)] for end, rows in priced.rows.items()}
+    for k, mid in enumerate(ends["mid"]):
+        rows = [ends[end][k] for end in sizing.ENDS]
+
+        def cell(key: str, show=lambda v: f"{v:,}", rows=rows, mid=mid) -> str:  # type: ignore[no-untyped-def]
+            lo, hi = min(getattr(r, key) for r in rows), max(getattr(r, key) for r in rows)
+            return show(getattr(mid, key)) + ("" if show(lo) == show(hi) else f" ({show(lo)}–{show(hi)})")
+
         table.add_row(
-            r.subtask, f"{r.candidates:,}", f"{r.writer:,}", f"{r.judge:,}", f"{r.tokens:,}",
-            f"{r.kept:,}", _duration(r.seconds),
+            mid.subtask, cell("candidates"), cell("writer"), cell("judge"), cell("tokens"), cell("kept"),
+            cell("seconds", _duration),
         )  # fmt: skip
     console.print(table)
-    n, w, j = sizing.TIMED, timing, timing.judge_s
-    passing = ", ".join(f"{s} {p:.0%}" for s, p in sizing.SENTENCE_PASS.items())
+    cells = cellview.plan_rows(params, plan.pools, priced.draws["mid"], priced.kept["mid"])
+    console.print(cellview.table(cells, "cells (at the pilot's shares)", plan=True))
+    for line in cellview.no_candidates(cells):
+        console.print(line, soft_wrap=True)
+    p, t = priced.pilot, priced.timing
+    shares = ", ".join(
+        f"{s} {k}/{n} ({k / n:.0%})" if n else f"{s} none" for s, (k, n) in p.sentences.items()
+    )
+    kept = f"{p.kept}/{p.judged} ({p.kept / p.judged:.0%})" if p.judged else "none judged (demo: 82%)"
+    timed = (
+        f"timed apart on {sizing.TIMED} uncached writer and judge calls in a batch of {sizing.TIMED} (the "
+        "pilot's answers came from the cache): an upper bound"
+        if priced.timed_apart
+        else "measured on the pilot's calls at the backend's own concurrency"
+    )
     console.print(
-        f"timed {n} writer calls: {w.writer_s:.2f} s and {w.writer_tokens:.0f} generated tokens each; "
-        f"{n} judge calls: {j:.2f} s each (in batches of {n}: a real run batches more, so the wall time "
-        f"is an upper bound). Assumed: {passing} of sentences pass the checks, "
-        f"{sizing.JUDGE_KEEP:.0%} of judged drafts are kept (the default demo run's rates).",
+        f"pilot on this corpus: {p.requests:,} requests ({p.sent:,} sent now, {_duration(p.seconds)}); its "
+        f"answers are in {cache}, where the run finds them. Sentences passing the checks: {shares}; judged "
+        f"drafts kept: {kept}. Per request: {t.writer_s:.2f} s and {t.writer_tokens:.0f} generated tokens a "
+        f"sentence, {t.judge_s:.2f} s a judge prompt ({timed}). Ranges: the 95% intervals of the pilot's "
+        "shares (a subtask the pilot did not reach: the demo run's rate).",
         soft_wrap=True,
     )
 
