@@ -136,8 +136,8 @@ def check_agreement(
         ends = (a[i + k][2], b[j + k][2])
     cut_a, cut_b = _cut(sg_text, ends[0]), _cut(pl_text, ends[1])
     for cut, noun in ((cut_a, singular), (cut_b, plural)):
-        if oov_words([t for t, _, _ in token_spans(cut, lang) if t.lower() != noun], vocab):
-            return Verdict.drop("oov_word"), None
+        if oov := oov_words([t for t, _, _ in token_spans(cut, lang) if t.lower() != noun], vocab):
+            return Verdict.drop("oov_word", tuple(oov)), None
     return Verdict.keep(), (
         Parsed(text=cut_a, start=a[i][1], end=a[i][2]),
         Parsed(text=cut_b, start=b[j][1], end=b[j][2]),

@@ -29,6 +29,8 @@ def count(
     if o.stage != "checked":
         funnel.drop(sub, b, o.reason)
         rejects.append({"subtask": sub, "item": item, "reason": o.reason, "reply": res.text if res else ""})
+        if o.words:  # oov_word: the words the corpus lacks
+            rejects[-1]["words"] = list(o.words)
 
 
 def wordswap_drafts(
@@ -146,6 +148,7 @@ def agrswap_drafts(
                     "item": f"{p.id}:{rule}:{s}",
                     "reason": o.reason,
                     "reply": res.text if res else "",
+                    **({"words": list(o.words)} if o.words else {}),
                 }
             )
         elif (cut[0].text, cut[1].text) not in seen:

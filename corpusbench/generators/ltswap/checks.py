@@ -62,8 +62,9 @@ def check_sentence(
         return Verdict.drop("target_repeated"), None
     if any(f.lower() in low for f in forbidden):
         return Verdict.drop("other_word_present"), None
-    if oov_words([t for k, (t, _, _) in enumerate(spans) if k != hits[0]], vocab):
-        return Verdict.drop("oov_word"), None  # the target itself may be unseen (bin 0 inflections)
+    # the target itself may be unseen (bin 0 inflections)
+    if oov := oov_words([t for k, (t, _, _) in enumerate(spans) if k != hits[0]], vocab):
+        return Verdict.drop("oov_word", tuple(oov)), None
     _, start, end = spans[hits[0]]
     return Verdict.keep(), Parsed(text=text, start=start, end=end)
 

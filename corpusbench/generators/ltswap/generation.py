@@ -63,6 +63,7 @@ class Outcome:
     stage: str
     reason: str = ""
     parsed: Parsed | None = None
+    words: tuple[str, ...] = ()  # what the failed check names (oov_word: the words the corpus lacks)
 
 
 # ---- requests ---------------------------------------------------------------------------------
@@ -386,7 +387,7 @@ def word_outcome(
         return Outcome("generated", reason)
     verdict, parsed = check_sentence(text, form, vocab, lang, forbidden)
     if not verdict.ok:
-        return Outcome("parsed", verdict.reason)
+        return Outcome("parsed", verdict.reason, words=verdict.words)
     return Outcome("checked", parsed=parsed)
 
 
@@ -424,7 +425,7 @@ def agreement_outcome(
         return Outcome("generated", reason), None
     verdict, cut = check_agreement(rule, pair.form1, pair.form2, sents[0], sents[1], vocab, lang)
     if not verdict.ok:
-        return Outcome("parsed", verdict.reason), None
+        return Outcome("parsed", verdict.reason, words=verdict.words), None
     return Outcome("checked"), cut
 
 

@@ -27,14 +27,15 @@ class Verdict:
 
     ok: bool
     reason: str = ""
+    words: tuple[str, ...] = ()  # the words it is about (oov_word: those the corpus lacks), for rejects.jsonl
 
     @staticmethod
     def keep() -> Verdict:
         return _KEEP
 
     @staticmethod
-    def drop(reason: str) -> Verdict:
-        return Verdict(False, reason)
+    def drop(reason: str, words: tuple[str, ...] = ()) -> Verdict:
+        return Verdict(False, reason, words)
 
 
 _KEEP = Verdict(True)
