@@ -104,11 +104,24 @@ def _register_commands() -> None:
 _register_commands()
 
 
+NARROW = 100  # columns below which rich's option table cuts option names ("--llm-mod…")
+
+
+def _plain_help_when_narrow() -> None:
+    """In a terminal narrower than ``NARROW``, ``--help`` uses click's plain layout, which wraps the help
+    text and never cuts an option name."""
+    import shutil
+
+    if shutil.get_terminal_size().columns < NARROW:
+        typer.core.HAS_RICH = False  # read by every command's format_help
+
+
 def main() -> None:
     """Entry point (``corpusbench``)."""
     from corpusbench.procs import exit_on_sigterm
 
     exit_on_sigterm()  # SIGTERM/SIGHUP: exit 143/129 through every `with`/finally (servers stop)
+    _plain_help_when_narrow()
     try:
         app()
     except KeyboardInterrupt:
