@@ -26,3 +26,16 @@ def test_narrow_help_cuts_no_option_name():
 def test_wide_help_keeps_the_rich_panels():
     text = _help(120)
     assert "╭─ Options" in text and all(n in text for n in NAMES)
+
+
+def test_writer_prompt_help_lists_every_writer_prompt():
+    from typer.testing import CliRunner
+
+    from corpusbench.cli import app
+    from corpusbench.generators.ltswap.prompting import WRITERS
+
+    text = " ".join(
+        CliRunner().invoke(app, ["ltswap", "build", "--help"], env={"COLUMNS": "400"}).output.split()
+    )
+    assert "v4 (word_sentence_system.v4 + word_sentence.v3, with corpus sentences)" in text
+    assert all(f"{v} (" in text for v in WRITERS)

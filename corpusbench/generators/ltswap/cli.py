@@ -73,6 +73,20 @@ MAX_FAILURES = typer.Option(
 )
 
 
+def _writer_help() -> str:
+    """``--writer-prompt``'s help: every writer prompt (prompting.WRITERS) with its template files."""
+    from corpusbench.generators.ltswap.prompting import WRITERS
+
+    def files(w) -> str:  # type: ignore[no-untyped-def]
+        names = [n.split("/")[-1] for n in (w.system, w.user) if n]
+        return " + ".join(names) + (", with corpus sentences" if w.examples else "")
+
+    listed = ", ".join(
+        f"{v} ({files(w)}{'; default' if v == DEFAULT_WRITER else ''})" for v, w in WRITERS.items()
+    )
+    return f"Writer prompt, one of: {listed}; templates in corpusbench/prompts/ltswap/ (docs/ltswap.md)."
+
+
 def register(app: typer.Typer) -> None:
     app.add_typer(ltswap_app, name="ltswap")
 
@@ -165,7 +179,7 @@ def ltswap(
     writer_prompt: str = typer.Option(
         DEFAULT_WRITER,
         "--writer-prompt",
-        help="Sentence prompt: v3 (fixed system turn + the word, prefix-cached), v2 (one turn).",
+        help=_writer_help(),
     ),
     force_form: str = typer.Option(
         "",
