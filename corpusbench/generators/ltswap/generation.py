@@ -197,20 +197,34 @@ OPENINGS: dict[str, tuple[str, ...]] = {
 FRAME_STYLES = ("varied", "fixed")
 
 
-def opening(form: str, tag: str, seed: int = 0, marked: bool = False) -> str:
-    """The seeded opening (a regex) that comes before ``form``: one of ``OPENINGS`` by a hash of (seed,
+def opening(
+    form: str, tag: str, seed: int = 0, marked: bool = False, vocab: Mapping[str, int] | None = None
+) -> str:
+    """The seeded opening (a regex) that comes before ``form``: one of ``OPENINGS`` (those whose words all
+    occur in ``vocab``, when given and any do: a sentence must use only corpus words) by a hash of (seed,
     form, tag), with a free adjective after a number-marking determiner (``marked``, nouns) or an adverb
     after a modal (base verbs), so that the word right before the target never gives its form away."""
     import hashlib
 
+    from corpusbench.generators.ltswap.checks import oov_words
+
     key = f"{tag}+" if marked and tag in NOUN_TAGS_PTB[:2] else ("NN" if tag == "NNS" else tag)
     options = OPENINGS[key]
+    if vocab is not None:
+        options = tuple(o for o in options if not oov_words(o.split(" "), vocab)) or options
     phrase = options[int(hashlib.sha256(f"{seed}:{form}:{tag}".encode()).hexdigest(), 16) % len(options)]
     slot = f" {_ADJ}" if key.endswith("+") else f" {_ADV}" if tag == "VB" else ""
     return re.escape(phrase).replace("\\ ", " ") + slot  # spaces stay plain for every regex engine
 
 
-def form_regex(form: str, tag: str, style: str = "varied", seed: int = 0, marked: bool = False) -> str:
+def form_regex(
+    form: str,
+    tag: str,
+    style: str = "varied",
+    seed: int = 0,
+    marked: bool = False,
+    vocab: Mapping[str, int] | None = None,
+) -> str:
     """One English sentence that holds ``form`` exactly, as a whole word, after an opening that only its
     tag fits (``opening``; ``style="fixed"``: the short fixed ``FRAMES``, "a"/"an" by the form's first
     letter), the rest free up to one final ``.!?``. No lookaround and only small bounded repeats, so
@@ -220,7 +234,7 @@ def form_regex(form: str, tag: str, style: str = "varied", seed: int = 0, marked
     if style not in FRAME_STYLES:
         raise ConfigError(f"unknown frame style {style!r}; choose from {', '.join(FRAME_STYLES)}")
     if style == "varied":
-        return f"{opening(form, tag, seed, marked)} {re.escape(form)}{_REST}"
+        return f"{opening(form, tag, seed, marked, vocab)} {re.escape(form)}{_REST}"
     art = "an" if form[:1].lower() in "aeiou" else "a"
     return FRAMES[tag].replace("{art}", art).replace("{f}", re.escape(form)) + _REST
 
@@ -244,6 +258,7 @@ def word_request(
     frames: str = "varied",
     seed: int = 0,
     marked: bool = False,
+    vocab: Mapping[str, int] | None = None,
 ) -> GenRequest:
     """The writer's request for one sentence with ``form``; ``force_form``: guided decoding keeps
     the exact form after its opening (``form_regex(form, tag, frames, seed, marked)``; ``marked``: the
@@ -258,7 +273,7 @@ def word_request(
             prompt=prompt,
             system=system,
             params=params,
-            regex=form_regex(form, tag, frames, seed, marked),
+            regex=form_regex(form, tag, frames, seed, marked, vocab),
         )
     return GenRequest(
         id=f"word:{form}/{tag}", prompt=prompt, system=system, params=SamplingParams(max_tokens=max_tokens)

@@ -577,6 +577,7 @@ def _attempt(
             frames=params.frames,
             seed=params.seed,
             marked=(f, t) in is_keys,
+            vocab=vocab,
         )
         for f, t in word_keys
     }

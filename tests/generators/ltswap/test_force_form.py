@@ -146,7 +146,8 @@ def test_forced_run_sends_each_word_its_regex(slice_stats, tmp_path):
     res = run_ltswap(slice_stats, CachedLLM(backend, None), params, tmp_path / "a")
     assert res.manifest["parameters"]["force_form"] == ("wordswap",) and res.quadruplets["wordswap"]
     sent = backend.requests
-    assert sent and all(r.regex == form_regex(*r.id[5:].rsplit("/", 1)) for r in sent)
+    vocab = slice_stats.vocabulary  # openings only of words the corpus has
+    assert sent and all(r.regex == form_regex(*r.id[5:].rsplit("/", 1), vocab=vocab) for r in sent)
 
 
 def test_forced_on_a_backend_that_cannot_is_a_one_line_error(slice_stats, tmp_path):
@@ -154,3 +155,12 @@ def test_forced_on_a_backend_that_cannot_is_a_one_line_error(slice_stats, tmp_pa
     with pytest.raises(ConfigError, match="noguide LLM backend cannot constrain decoding") as e:
         run_ltswap(slice_stats, CachedLLM(NoGuideLLM(), None), params, tmp_path / "c")
     assert "\n" not in str(e.value)
+
+
+def test_openings_use_only_corpus_words_when_some_do():
+    from corpusbench.generators.ltswap.generation import OPENINGS, opening
+
+    vocab = {w.lower(): 1 for o in OPENINGS["VBZ"][1:] for w in o.split(" ")}
+    picks = {opening(f"w{i}", "VBZ", vocab=vocab) for i in range(40)}
+    assert OPENINGS["VBZ"][0] not in picks and len(picks) > 3
+    assert opening("w1", "VBZ", vocab={}) in OPENINGS["VBZ"]  # none fits: all of them
