@@ -13,7 +13,9 @@ other configs' limitations; if every subtask is empty the build fails with the r
 from __future__ import annotations
 
 import json
+import sys
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -167,25 +169,29 @@ def _run(ctx: GeneratorContext, own: AdapterParams, params: Any, run_dir: Path) 
         m = read_json(folder / "manifest.json") if (folder / "manifest.json").is_file() else None
         return m, why_not_reused(m, wanted, stats.fingerprint, served_name(model))
 
+    def say(msg: str) -> None:  # the build's status line is transient: reuse decisions stay on stderr
+        ctx.log(msg)
+        print(msg, file=sys.stderr)
+
     old, why = why_not(run_dir)
     if why is None:
-        ctx.log(f"ltswap: reusing {run_dir} (this build's earlier run)")
+        say(f"ltswap: reusing {run_dir} (this build's earlier run)")
         return old  # type: ignore[return-value]
     if old is not None:
-        ctx.log(f"ltswap: not reusing {run_dir} (this build's earlier run): {why}")
+        say(f"ltswap: not reusing {run_dir} (this build's earlier run): {why}")
     if own.reuse_run:
         src = ctx.resolve_path(own.reuse_run)
         old, why = why_not(src)
         if why is None:
             import shutil
 
-            ctx.log(f"ltswap: reusing {src}")
+            say(f"ltswap: reusing {src}")
             shutil.rmtree(run_dir, ignore_errors=True)
             shutil.copytree(
                 src, run_dir, ignore=shutil.ignore_patterns("llm-cache.sqlite*", "stats", "*.log")
             )
             return old  # type: ignore[return-value]
-        ctx.log(f"ltswap: not reusing {src}: {why}")
+        say(f"ltswap: not reusing {src}: {why}")
     plan = plan_ltswap(stats, params)  # unreadable stats fail here, before the LLM starts
     ctx.log(
         f"ltswap: generating with {ctx.llm.backend} {served_name(model)} (answers cached in the work dir)"
@@ -261,25 +267,56 @@ def cells_markdown(meta: dict[str, Any], sub: str) -> str:
     return "\n".join([head, "", *rows, "", "\n\n".join(tail)]).strip()
 
 
-def bins_markdown(meta: dict[str, Any], sub: str, pairs: Counter[int]) -> str:
+def bins_markdown(
+    meta: dict[str, Any], sub: str, pairs: Counter[int], clusters: Mapping[int, int] | None = None
+) -> str:
     """Pairs per frequency bin of ``sub`` with the 95% Wilson interval an accuracy of 0.5 would have on
     them (the resolution of that cell), and the bins that had no candidate at all."""
     from corpusbench.intervals import wilson
 
     rows = [
-        "Pairs per frequency bin (n) and the 95% Wilson interval of an accuracy of 0.5 on n pairs:",
+        "Pairs per frequency bin (n), the words or lemmas they come from (k: pairs that share one are not "
+        "independent), and the 95% Wilson interval of an accuracy of 0.5 on n pairs and on k (the interval "
+        "if a lemma's pairs were all alike; `corpusbench eval` reports a cluster bootstrap by lemma per cell):",
         "",
-        "| bin | n | 95% interval at 0.5 |",
-        "|---|---|---|",
+        "| bin | n | k | 95% interval at 0.5, n | at 0.5, k |",
+        "|---|---|---|---|---|",
     ]
     for b, n in sorted(pairs.items()):
         lo, hi = wilson(n / 2, n)
-        rows.append(f"| {ltswap_bin_label(b)} | {n} | [{lo:.2f}, {hi:.2f}] |")
+        k = (clusters or {}).get(b, n)
+        klo, khi = wilson(k / 2, k)
+        rows.append(f"| {ltswap_bin_label(b)} | {n} | {k} | [{lo:.2f}, {hi:.2f}] | [{klo:.2f}, {khi:.2f}] |")
     no_cands = [r["bin"] for r in meta.get("funnel") or [] if r["subtask"] == sub and not r["candidates"]]
     if no_cands and not meta.get("cells"):  # a --per-cell run's cell table names them
         labels = ", ".join(ltswap_bin_label(b) for b in sorted(no_cands))
         rows += ["", f"Bins without candidates in this corpus: {labels}."]
     return "\n".join(rows)
+
+
+def clusters_per_bin(table: pd.DataFrame) -> dict[int, int]:
+    """Distinct clusters (words or lemmas) per bin of a config's pair table."""
+    return {int(b): int(n) for b, n in table.groupby("bin")["cluster"].nunique().items()}
+
+
+def filter_line(meta: dict[str, Any], sub: str) -> str:
+    """Which filter rule kept the items, and whether WordSwap's judge saw the word's corpus sentence."""
+    judge = meta.get("judge")
+    if not judge:
+        return ""
+    line = f"Filter rule: `{judge['rule']}` (threshold {judge.get('threshold')})."
+    if sub == "wordswap":
+        used = judge.get("wordswap_corpus_sentence")
+        if used is None:
+            used = judge["rule"] != "pointwise"
+        line += (
+            " The judge saw each word's corpus sentence with the word replaced by a nonce word (the paper's "
+            "feasibility game)."
+            if used
+            else " The judge did not see the corpus sentence: it asked whether each sentence makes sense "
+            "(not the paper's feasibility game)."
+        )
+    return line
 
 
 def pair_rows(quads: pd.DataFrame, prefix: bool) -> pd.DataFrame:
@@ -311,6 +348,9 @@ def pair_rows(quads: pd.DataFrame, prefix: bool) -> pd.DataFrame:
                 "freq_w1": int(q["freq_w1"]),
                 "freq_w2": int(q["freq_w2"]),
                 "filter_margin": _pair_margin(q, k),
+                # items that share it are not independent (#37): WordSwap the good word, else the lemma's
+                # first form (the singular noun, the base verb)
+                "cluster": wg if q["subtask"] == "wordswap" else q["w1"],
             }
             rows.append(row)
     return pd.DataFrame(rows)
@@ -397,7 +437,14 @@ def _configs(
                         "llm_filter": judge["llm_filter"],
                     },
                     card_section="\n\n".join(
-                        x for x in (bins_markdown(meta, sub, bins), judge_md, cells_markdown(meta, sub)) if x
+                        x
+                        for x in (
+                            bins_markdown(meta, sub, bins, clusters_per_bin(table)),
+                            judge_md,
+                            filter_line(meta, sub),
+                            cells_markdown(meta, sub),
+                        )
+                        if x
                     ),
                     prompt_hashes=dict(meta["prompts"]),
                     model=model,
@@ -409,6 +456,7 @@ def _configs(
                         "bin": "bin",
                         f"ltswap_rule:{NAMES[sub]}": "group",
                         "quadruplet": "quadruplet_id",
+                        "cluster": "cluster",
                         **({"prefix_good": "prefix_good", "prefix_bad": "prefix_bad"} if prefix else {}),
                     },
                 )
