@@ -29,6 +29,11 @@ MIN_PAIRS = 20
 MIN_BROKEN = 0.5
 MAX_WIDTH = 100
 MIN_BROKEN_MEDIAN = 40
+#: what ``line`` means for the user, said whenever it is chosen automatically
+LINE_MEANS = (
+    "; each line is read as a document of its own, so a sentence that runs on past a line break is cut in "
+    "two there (pass --doc-unit paragraph if your text is wrapped: lines are joined up to a blank line)"
+)
 # sentence-final punctuation, possibly followed by closing quotes or brackets
 _ENDS_SENTENCE = re.compile(r"""[.!?:;…]["'’”»)\]]*$""")
 
@@ -60,7 +65,7 @@ def looks_hard_wrapped(lines: list[list[str]]) -> tuple[bool, str]:
                 broken += 1
                 broken_lengths.append(len(a))
     if pairs < MIN_PAIRS:
-        return False, f"too few consecutive lines to tell ({pairs})"
+        return False, f"too few pairs of consecutive non-blank lines ({pairs}) to tell if it is hard-wrapped"
     share = broken / pairs
     width = sorted(lengths)[int(0.9 * (len(lengths) - 1))]
     median = statistics.median(broken_lengths) if broken_lengths else 0
@@ -92,4 +97,5 @@ def detect_doc_unit(
     wrapped, why = looks_hard_wrapped(blocks)
     unit = "paragraph" if wrapped else "line"
     what = "hard-wrapped text" if wrapped else "one document per line"
-    return DocUnitChoice(unit=unit, chosen_by="auto", reason=f"{what}: {why} ({len(picked)} files sampled)")
+    reason = f"{what}: {why} ({len(picked)} files sampled)"
+    return DocUnitChoice(unit=unit, chosen_by="auto", reason=reason + ("" if wrapped else LINE_MEANS))
