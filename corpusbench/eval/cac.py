@@ -243,7 +243,8 @@ def choose_causal(
     ``context_step``: see :func:`stepped_cuts`."""
     from corpusbench.eval.cac_pass import pass_mask_kind, pass_scores, prefix_runs
 
-    prepared, ctx, sufs, cut = _prepare_causal(scorer, sites, window, context_step)
+    with scorer.clock.stage("tokenize"):
+        prepared, ctx, sufs, cut = _prepare_causal(scorer, sites, window, context_step)
     order = sorted(range(len(ctx)), key=lambda k: (ctx[k], k))
     chained: set[int] = set()
     per_site: dict[int, list[float]] = {}

@@ -33,6 +33,7 @@ from corpusbench.provenance import code_version
 if TYPE_CHECKING:
     from corpusbench.eval.results import EvalReport
     from corpusbench.eval.spec import EvalSpec, ProgressFactory
+    from corpusbench.eval.timing import StageClock
     from corpusbench.generators.cac.records import Alternation, GroupStats, Site
 
 ROLES = ("child", "caretaker")
@@ -266,6 +267,8 @@ def _f3(x: Any) -> str:
 
 
 def summary_markdown(results: dict[str, Any]) -> str:
+    from corpusbench.eval.timing import timing_line
+
     prov = results["provenance"]
     f = _f3
     lines = [
@@ -279,6 +282,7 @@ def summary_markdown(results: dict[str, Any]) -> str:
         f"window of {results['window']} tokens, step {results.get('context_step', 0)}: "
         f"{results.get('window_reason', '')})",
         f"- alternation: {results['alternation']}; scorer `{prov['scorer']['scorer']}`",
+        *([f"- time: {timing_line(results['timing'])}"] if "timing" in results else []),
         "",
         "| role | dyads | sites | agreement | bias | overlap | Yang predicted | TPR | D×N pass | TPR pass |",
         "|---|---:|---:|---:|---:|---:|---:|---:|---|---|",
@@ -337,13 +341,15 @@ def score_cac(
     scorer: Any = None,
     model_provenance: dict[str, Any] | None = None,
     dyad_unit: dict[str, Any] | None = None,
+    clock: StageClock | None = None,
 ) -> CacScored:
     """Score ``spec.model`` at every child/caretaker site and compute the model-side CAC metrics.
 
     Shared by the CAC-folder path (:func:`run_cac_eval`) and the release path
     (:func:`score_cac_release_config`); ``lines`` are each session's context lines, ``human`` the
     human statistics the model is tested against, ``dataset`` the provenance of the data,
-    ``dyad_unit`` the unit of analysis the CAC build recorded (else described from the sites).
+    ``dyad_unit`` the unit of analysis the CAC build recorded (else described from the sites);
+    ``clock`` gets the seconds of loading the model, scoring and the metrics.
     """
     from corpusbench.eval.cac import choose_determiners
     from corpusbench.eval.scorers import open_scorer
@@ -355,8 +361,12 @@ def score_cac(
     if not sites:
         raise InputError(f"{spec.dataset}: no child or caretaker sites to score")
     dsites = determiner_sites_from_lines(sites, lines, alternation, spec.context_utterances)
+    from corpusbench.eval.timing import StageClock
+
+    clock = clock or StageClock()
     if scorer is None:
-        scorer, model_provenance = open_scorer(spec)
+        with clock.stage("load"):
+            scorer, model_provenance = open_scorer(spec)
     model_prov = dict(model_provenance or {})
     if not scores_cac(scorer):
         raise ConfigError(f"{spec.model}: {NO_CAC_SCORER}")
@@ -366,8 +376,10 @@ def score_cac(
     cut = context_window(spec, int(model_prov.get("max_positions") or 512), isinstance(scorer, CausalScorer))
     t1 = time.perf_counter()
     advance = progress("scoring CAC sites", len(dsites)) if progress else None
-    dets = choose_determiners(scorer, dsites, window=cut.tokens, progress=advance, context_step=cut.step)
+    with clock.stage("score"):
+        dets = choose_determiners(scorer, dsites, window=cut.tokens, progress=advance, context_step=cut.step)
     t_score = time.perf_counter() - t1
+    t_metrics = time.perf_counter()
     choices = [
         SiteChoice.from_probs(
             s.id,
@@ -411,9 +423,12 @@ def score_cac(
             "code": code_version(),
         },
     }
+    frame = _site_frame(sites, dets, choices)
+    clock.add("metrics", time.perf_counter() - t_metrics)
+    clock.merge(getattr(scorer, "clock", None))  # its tokenize seconds and tokens
     return CacScored(
         results=results,
-        frame=_site_frame(sites, dets, choices),
+        frame=frame,
         stats=stats,
         human=list(human),
         baseline=baseline,
@@ -458,13 +473,17 @@ def _extras(scored: CacScored) -> Callable[[Path], None]:
     return extras
 
 
-def run_cac_eval(spec: EvalSpec, progress: ProgressFactory | None = None) -> EvalReport:
+def run_cac_eval(
+    spec: EvalSpec, progress: ProgressFactory | None = None, clock: StageClock | None = None
+) -> EvalReport:
     """Score ``spec.model`` on the CAC folder ``spec.dataset`` and write ``spec.out`` atomically."""
     from corpusbench.eval.results import write_eval_folder
+    from corpusbench.eval.timing import StageClock
     from corpusbench.generators.cac.io import load_sites, read_stats
     from corpusbench.generators.cac.table import session_lines
 
-    t0 = time.perf_counter()
+    clock = clock or StageClock()
+    t0 = time.perf_counter() - sum(clock.seconds.values())
     folder = Path(spec.dataset)
     manifest = read_json(folder / "manifest.json")
     all_sites, sessions = load_sites(folder)
@@ -483,6 +502,7 @@ def run_cac_eval(spec: EvalSpec, progress: ProgressFactory | None = None) -> Eva
         },
         progress=progress,
         dyad_unit=manifest.get("dyad_unit"),
+        clock=clock,
     )
     n = scored.results["n_sites"]
     return write_eval_folder(
@@ -496,6 +516,7 @@ def run_cac_eval(spec: EvalSpec, progress: ProgressFactory | None = None) -> Eva
         n_items=n,
         extras=_extras(scored),
         summary=summary_markdown,
+        clock=clock,
     )
 
 
@@ -529,6 +550,7 @@ def score_cac_release_config(
     progress: ProgressFactory | None = None,
     scorer: Any = None,
     model_provenance: dict[str, Any] | None = None,
+    clock: StageClock | None = None,
 ) -> tuple[dict[str, Any], CacScored]:
     """Score one release config of task ``cac`` (``table``: its rows; ``config_entry``: its manifest
     entry, a mapping or an object with ``name``/``parameters``). Returns a JSON-able dict: ``score``
@@ -574,6 +596,7 @@ def score_cac_release_config(
         scorer=scorer,
         model_provenance=model_provenance,
         dyad_unit=params.get("dyad_unit"),
+        clock=clock,
     )
     frame = scored.frame
     prob_cols = [c for c in frame.columns if c.startswith("p_")]

@@ -37,6 +37,7 @@ from corpusbench.eval.batching import (
 from corpusbench.eval.models import HeadSplit, causal_head
 from corpusbench.eval.prefix_tree import pack_rows, tree_inputs
 from corpusbench.eval.records import Span, TokenScore
+from corpusbench.eval.timing import StageClock, count_tokens
 
 log = logging.getLogger(__name__)
 
@@ -146,6 +147,8 @@ class CausalScorer(SummedScores):
         self.window = getattr(model.config, "sliding_window", None) or None
         self.sliding_layers = has_sliding_layers(model)
         self.tree_mask: str | None = self._tree_mask_kind() if share_prefixes else None
+        self.clock = StageClock()  # tokenize seconds and the tokens through the model (after the probes)
+        count_tokens(model.base_model, self.clock)
 
     def conventions(self) -> dict[str, Any]:
         prefix = self.tokenizer.convert_ids_to_tokens(self.prefix_id) if self.prefix_id is not None else None
@@ -168,7 +171,8 @@ class CausalScorer(SummedScores):
     def token_logprobs(
         self, texts: Sequence[str], progress: Progress | None = None
     ) -> list[list[TokenScore]]:
-        encs = encode_batch(self.tokenizer, texts)
+        with self.clock.stage("tokenize"):
+            encs = encode_batch(self.tokenizer, texts)
         units = [self._unit(e, None) for e in encs]
         values = self._run([u[0] for u in units], [u[1] for u in units], progress, self.tree_mask)
         out = []
@@ -196,8 +200,9 @@ class CausalScorer(SummedScores):
     ) -> list[tuple[float, int]]:
         """(summed log-prob, number of scored tokens) per text, over ``spans`` where given."""
         spans = spans if spans is not None else [None] * len(texts)
-        encs = encode_batch(self.tokenizer, texts)
-        units = [self._unit(e, s) for e, s in zip(encs, spans, strict=True)]
+        with self.clock.stage("tokenize"):
+            encs = encode_batch(self.tokenizer, texts)
+            units = [self._unit(e, s) for e, s in zip(encs, spans, strict=True)]
         values = self._run([u[0] for u in units], [u[1] for u in units], progress, self.tree_mask)
         return [(float(v.astype(np.float64).sum()), len(v)) for v in values]
 

@@ -97,8 +97,12 @@ def run_cmd(
     ),
     arch: str = typer.Option("auto", help="auto | causal | mlm | seq2seq"),
     device: str = typer.Option("cpu", help="cpu | cuda[:N]"),
-    dtype: str = typer.Option("float32", help="float32 | bfloat16 | float16 (GPU)"),
-    batch_tokens: int = typer.Option(2048, help="Token budget per forward batch."),
+    dtype: str = typer.Option(
+        "auto", help="auto (bfloat16 on a GPU that has it, else float32) | float32 | bfloat16 | float16 (GPU)"
+    ),
+    batch_tokens: str = typer.Option(
+        "auto", help="Token budget per forward batch: auto (2048 on CPU, sized to a GPU's free memory) or N."
+    ),
     configs: str = typer.Option("", help="Comma-separated configs to evaluate (default: all)."),
     group_col: str = typer.Option(
         None, help="Plain pairs data: column for per-group accuracy (default: group/subtask/paradigm/UID)."
@@ -146,9 +150,17 @@ def run_cmd(
 ) -> None:
     """Score a model on a release or on minimal pairs: results.json (with `benchmarks`), scores.parquet,
     plots and summary.md in --out."""
+    import time
+
+    from corpusbench.eval.timing import StageClock, timing_line
+
+    start = time.perf_counter()
     from corpusbench.errors import ConfigError
     from corpusbench.eval.runner import run_eval
     from corpusbench.eval.spec import EvalSpec, default_out
+
+    clock = StageClock()
+    clock.add("import", time.perf_counter() - start)
 
     if dataset_arg and dataset and dataset_arg != dataset:
         raise ConfigError(f"give the dataset once (got {dataset_arg!r} and --dataset {dataset!r})")
@@ -156,8 +168,12 @@ def run_cmd(
     missing = [n for n, v in (("--dataset", dataset), ("--model", model)) if not v]
     if missing:
         raise ConfigError(f"corpusbench eval run needs {', '.join(missing)}")
-    if batch_tokens < 16:
-        raise ConfigError(f"--batch-tokens must be at least 16, got {batch_tokens}")
+    budget = None if batch_tokens == "auto" else int(batch_tokens) if batch_tokens.isdigit() else -1
+    if budget is not None and budget < 16:
+        raise ConfigError(f"--batch-tokens must be auto or at least 16, got {batch_tokens}")
+    for name, value in (("--limit", limit), ("--context-utterances", context_utterances)):
+        if value is not None and value < 1:
+            raise ConfigError(f"{name} must be at least 1, got {value}")
     spec = EvalSpec(
         dataset=dataset,
         model=model,
@@ -165,7 +181,7 @@ def run_cmd(
         arch=arch,
         device=device,
         dtype=dtype,
-        batch_tokens=batch_tokens,
+        batch_tokens=budget,
         configs=tuple(c for c in configs.split(",") if c),
         group_col=group_col,
         bos=bos,
@@ -183,7 +199,7 @@ def run_cmd(
         verify=verify,
     )
     with _progress() as factory:
-        report = run_eval(spec, progress=factory)
+        report = run_eval(spec, progress=factory, clock=clock)
     acc = "n/a" if report.accuracy is None else f"{report.accuracy:.4f}"
     console.print(f"{model}: {report.n_pairs} items, accuracy {acc}, ties {report.n_ties}", soft_wrap=True)
     for line in report.headline():  # each score with its ties (count, share, ties counted as half)
@@ -199,6 +215,7 @@ def run_cmd(
     for cfg, why in report.skipped.items():
         table.add_row(cfg, f"skipped: {why}")
     console.print(table)
+    console.print(f"time: {timing_line(report.timing)}", soft_wrap=True)
     console.print(f"wrote {report.out} in {report.seconds:.1f}s")
 
 

@@ -23,6 +23,7 @@ from corpusbench.eval.batching import Progress, SummedScores, budget_batches, pa
 from corpusbench.eval.causal import overlapping
 from corpusbench.eval.models import HeadSplit, masked_head
 from corpusbench.eval.records import Span, TokenScore
+from corpusbench.eval.timing import StageClock, count_tokens
 
 Pll = Literal["original", "within_word_l2r"]
 
@@ -78,6 +79,8 @@ class MaskedPllScorer(SummedScores):
         self.device = next(model.parameters()).device
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
         self.split = HeadSplit(model, masked_head(model))
+        self.clock = StageClock()
+        count_tokens(model.base_model, self.clock)
 
     def conventions(self) -> dict[str, Any]:
         return {

@@ -64,8 +64,12 @@ def resolve_device(device: str) -> torch.device:
 
 
 def resolve_dtype(dtype: str, device: torch.device) -> torch.dtype:
+    """``auto``: bfloat16 on a GPU that has it, else float32 (on CPU bf16 moves log-probs: measured)."""
+    if dtype == "auto":
+        bf16 = device.type == "cuda" and torch.cuda.is_bf16_supported()
+        return torch.bfloat16 if bf16 else torch.float32
     if dtype not in DTYPES:
-        raise ConfigError(f"unknown dtype {dtype!r}: choose one of {', '.join(DTYPES)}")
+        raise ConfigError(f"unknown dtype {dtype!r}: choose auto or one of {', '.join(DTYPES)}")
     if dtype == "float16" and device.type == "cpu":
         raise ConfigError("float16 is not supported on CPU: use float32 (default) or bfloat16")
     return DTYPES[dtype]
@@ -110,7 +114,7 @@ def load_model(
     *,
     arch: str = "auto",
     device: str = "cpu",
-    dtype: str = "float32",
+    dtype: str = "auto",
     revision: str | None = None,
     trust_remote_code: bool = False,
 ) -> LoadedModel:

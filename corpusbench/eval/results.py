@@ -12,6 +12,7 @@ from typing import Any
 import pandas as pd
 
 from corpusbench.eval.spec import EvalSpec
+from corpusbench.eval.timing import StageClock
 from corpusbench.io import atomic_dir, atomic_path, atomic_write, write_json
 
 
@@ -26,6 +27,7 @@ class EvalReport:
     benchmarks: dict[str, Any] = field(default_factory=dict)
     n_ties: int = 0
     per_config_ties: dict[str, str] = field(default_factory=dict)  # config -> "ties 3/20 (15.0%), ..."
+    timing: dict[str, Any] = field(default_factory=dict)  # results.json "timing": seconds per stage, tokens
 
     def headline(self) -> list[str]:
         """The console's benchmark lines: each score with its ties (count, share, ties as half)."""
@@ -101,21 +103,26 @@ def write_eval_folder(
     n_items: int,
     extras: Callable[[Path], None],
     summary: Callable[[dict[str, Any]], str],
+    clock: StageClock | None = None,
 ) -> EvalReport:
     """Write ``results.json``, ``timing.json``, ``scores.parquet``, the ``extras`` and ``summary.md``
-    into ``spec.out`` atomically (all or nothing) and return the report."""
-    timing = {
-        "seconds_total": time.perf_counter() - started,
-        "seconds_scoring": scoring_seconds,
-        f"{unit}_scored": n_units,
-        f"{unit}_per_s": n_units / scoring_seconds if scoring_seconds > 0 else None,
-    }
+    into ``spec.out`` atomically (all or nothing) and return the report. ``results["timing"]`` gets the
+    seconds per stage of ``clock`` (figures and the files written before ``results.json`` included)."""
+    clock = clock or StageClock()
     with atomic_dir(spec.out) as tmp:
+        with clock.stage("write"), atomic_path(tmp / "scores.parquet") as p:
+            scores.to_parquet(p, index=False)
+        with clock.stage("figures"):
+            extras(tmp)
+        results["timing"] = clock.as_dict(time.perf_counter() - started)
+        timing = {
+            **results["timing"],
+            "seconds_scoring": scoring_seconds,
+            f"{unit}_scored": n_units,
+            f"{unit}_per_s": n_units / scoring_seconds if scoring_seconds > 0 else None,
+        }
         write_json(tmp / "results.json", results)
         write_json(tmp / "timing.json", timing)
-        with atomic_path(tmp / "scores.parquet") as p:
-            scores.to_parquet(p, index=False)
-        extras(tmp)
         with atomic_write(tmp / "summary.md") as fh:
             fh.write(summary(results))
     return EvalReport(
@@ -130,4 +137,5 @@ def write_eval_folder(
             for c, m in results["configs"].items()
             if "n_ties" in m
         },
+        timing=results["timing"],
     )

@@ -32,6 +32,7 @@ from corpusbench.eval.results import (
 from corpusbench.eval.results import headline_lines as headline_lines  # re-exported (tests)
 from corpusbench.eval.scorers import open_scorer
 from corpusbench.eval.spec import EvalSpec, ProgressFactory, spec_dict
+from corpusbench.eval.timing import StageClock, timing_line
 from corpusbench.families import families, load
 from corpusbench.io import read_json
 from corpusbench.provenance import code_version
@@ -281,6 +282,7 @@ def summary_markdown(results: dict[str, Any]) -> str:
         f"- model: arch={prov['model']['arch']}, dtype={prov['model']['dtype']}, "
         f"revision={prov['model']['model_revision']}",
         f"- dataset fingerprint: `{prov['dataset']['dataset_fingerprint'][:16]}`",
+        *([f"- time: {timing_line(results['timing'])}"] if "timing" in results else []),
         "",
     ]
     if results["benchmarks"]:
@@ -335,6 +337,7 @@ def _run_cac_configs(
     model_provenance: dict[str, Any],
     progress: ProgressFactory | None,
     figures: dict[str, Any],
+    clock: StageClock | None = None,
 ) -> dict[str, dict[str, Any]]:
     """CAC configs through :func:`corpusbench.eval.cac_run.score_cac_release_config`, with the open scorer;
     each config's scored model goes into ``figures`` (its per-dyad figure is drawn with the results)."""
@@ -352,6 +355,7 @@ def _run_cac_configs(
             progress=progress,
             scorer=scorer,
             model_provenance=model_provenance,
+            clock=clock,
         )
         out[e.name] = {k: v for k, v in res.items() if k != "sites"}  # per-site probabilities: too big here
         figures[e.name] = scored
@@ -397,8 +401,11 @@ def cac_benchmark(per_config: dict[str, dict[str, Any]]) -> dict[str, Any] | Non
     }
 
 
-def run_eval(spec: EvalSpec, progress: ProgressFactory | None = None) -> EvalReport:
-    """Validate the data, load the model, score, compute metrics and write ``spec.out`` atomically.
+def run_eval(
+    spec: EvalSpec, progress: ProgressFactory | None = None, clock: StageClock | None = None
+) -> EvalReport:
+    """Validate the data, load the model, score, compute metrics and write ``spec.out`` atomically;
+    ``results.json`` records the seconds per stage (``clock``, which may already hold the CLI's imports).
 
     A release (build folder, its ``eval/corpusbench.yaml`` or ``ORG/NAME@rev``) is evaluated config by
     config with its task and roles; configs not scored are listed in ``skipped``. A CAC output folder
@@ -406,9 +413,11 @@ def run_eval(spec: EvalSpec, progress: ProgressFactory | None = None) -> EvalRep
     """
     from corpusbench.eval import cac_run
 
+    clock = clock or StageClock()
     if cac_run.is_cac_folder(spec.dataset):
-        return cac_run.run_cac_eval(spec, progress)
+        return cac_run.run_cac_eval(spec, progress, clock)
     t0 = time.perf_counter()
+    started = t0 - sum(clock.seconds.values())  # the CLI's imports count in the total
     release = find_release(spec.dataset, verify=spec.verify) or run_folder(spec.dataset)  # or a run folder
     skipped: dict[str, str] = {}
     cac_entries: list[ConfigEntry] = []
@@ -444,6 +453,7 @@ def run_eval(spec: EvalSpec, progress: ProgressFactory | None = None) -> EvalRep
         )
     pairs = data.pairs if data else ()
     scorer, model_provenance = open_scorer(spec)
+    clock.add("load", time.perf_counter() - t0)  # the data and the model
     if cac_entries and not cac_run.scores_cac(scorer):  # e.g. an n-gram baseline: listed, not an error
         skipped |= {e.name: cac_run.NO_CAC_SCORER for e in cac_entries}
         cac_entries = []
@@ -453,15 +463,17 @@ def run_eval(spec: EvalSpec, progress: ProgressFactory | None = None) -> EvalRep
             )
     n_units = len({(t, s) for p in pairs for t, s in ((p.good, p.good_span), (p.bad, p.bad_span))})
     t1 = time.perf_counter()
-    scores = score_pairs(scorer, pairs, scoring=spec.scoring, progress=progress)
+    with clock.stage("score"):
+        scores = score_pairs(scorer, pairs, scoring=spec.scoring, progress=progress)
     t_score = time.perf_counter() - t1
     conventions = scorer.conventions()
     cac_scored: dict[str, Any] = {}
     cac = (
-        _run_cac_configs(spec, release, cac_entries, scorer, model_provenance, progress, cac_scored)
+        _run_cac_configs(spec, release, cac_entries, scorer, model_provenance, progress, cac_scored, clock)
         if release is not None and cac_entries
         else {}
     )
+    clock.merge(getattr(scorer, "clock", None))
     del scorer
     if data is not None:
         dataset_prov = data.provenance()
@@ -486,6 +498,7 @@ def run_eval(spec: EvalSpec, progress: ProgressFactory | None = None) -> EvalRep
         "code": code_version(),
     }
     empty = PairSet(pairs=(), configs=(), source="", revision=None, fingerprint="", group_column=None)
+    t_metrics = time.perf_counter()
     results = build_results(
         data or empty,
         scores,
@@ -497,6 +510,8 @@ def run_eval(spec: EvalSpec, progress: ProgressFactory | None = None) -> EvalRep
     )
     if cb := cac_benchmark(cac):
         results["benchmarks"]["cac"] = cb
+    frame = _scores_frame(pairs, scores)
+    clock.add("metrics", time.perf_counter() - t_metrics)
 
     def plots(folder: Path) -> None:
         from corpusbench.eval.plots import plot_results
@@ -510,13 +525,14 @@ def run_eval(spec: EvalSpec, progress: ProgressFactory | None = None) -> EvalRep
     report = write_eval_folder(
         spec,
         results,
-        _scores_frame(pairs, scores),
-        started=t0,
+        frame,
+        started=started,
         scoring_seconds=t_score,
         unit="sentences",
         n_units=n_units,
         n_items=results["n_pairs"],
         extras=plots,
         summary=summary_markdown,
+        clock=clock,
     )
     return replace(report, skipped=skipped, benchmarks=results["benchmarks"])

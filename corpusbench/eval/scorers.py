@@ -50,6 +50,29 @@ def make_scorer(
     return Seq2SeqScorer(lm.model, lm.tokenizer, batch_tokens=batch_tokens)
 
 
+CPU_BATCH_TOKENS = 2048  # fastest on the 2-core CPU (docs/benchmarks.md); a GPU gets more
+MAX_BATCH_TOKENS = 1 << 18
+GPU_MEMORY_SHARE = 0.4  # of the free GPU memory, for the activations of one batch
+
+
+def auto_batch_tokens(lm: LoadedModel) -> tuple[int, str]:
+    """(token budget, why): the CPU value on a CPU; on a GPU, the power of two whose activations (an
+    estimate from the model's widths and dtype) fill ``GPU_MEMORY_SHARE`` of its free memory."""
+    if lm.device.type != "cuda":
+        return CPU_BATCH_TOKENS, f"auto: {lm.device.type}"
+    import torch
+
+    free, _ = torch.cuda.mem_get_info(lm.device)
+    cfg = getattr(lm.model.config, "text_config", None) or lm.model.config
+    hidden = getattr(cfg, "hidden_size", None) or getattr(cfg, "d_model", 1024)
+    inter = getattr(cfg, "intermediate_size", None) or getattr(cfg, "d_ff", None) or 4 * hidden
+    heads = getattr(cfg, "num_attention_heads", None) or getattr(cfg, "num_heads", 16)
+    per_token = lm.dtype.itemsize * (6 * hidden + 3 * inter) + 4 * heads * 512  # + attention scores
+    fit = int(free * GPU_MEMORY_SHARE / per_token)
+    budget = max(CPU_BATCH_TOKENS, min(MAX_BATCH_TOKENS, 1 << max(0, fit.bit_length() - 1)))
+    return budget, f"auto: {free / 2**30:.1f} GiB free on {lm.device}, ~{per_token / 1024:.0f} KiB a token"
+
+
 def register_scorer(scheme: str, target: str) -> None:
     """Make ``--model SCHEME:REF`` open its scorer through ``target`` (``"module:function"``)."""
     if not scheme.isidentifier():
@@ -79,7 +102,16 @@ def open_scorer(spec: EvalSpec) -> tuple[Any, dict[str, Any]]:
         dtype=spec.dtype,
         trust_remote_code=spec.trust_remote_code,
     )
+    if spec.batch_tokens is None:
+        budget, why = auto_batch_tokens(lm)
+    else:
+        budget, why = spec.batch_tokens, "--batch-tokens"
     scorer = make_scorer(
-        lm, batch_tokens=spec.batch_tokens, bos=spec.bos, pll=spec.pll, share_prefixes=spec.share_prefixes
+        lm, batch_tokens=budget, bos=spec.bos, pll=spec.pll, share_prefixes=spec.share_prefixes
     )
-    return scorer, lm.provenance()
+    dtype_why = "auto: bfloat16 on a GPU that has it, else float32" if spec.dtype == "auto" else "--dtype"
+    return scorer, lm.provenance() | {
+        "batch_tokens": budget,
+        "batch_tokens_choice": why,
+        "dtype_choice": dtype_why,
+    }

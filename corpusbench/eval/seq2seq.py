@@ -27,6 +27,7 @@ from corpusbench.eval.batching import (
     split_flat,
 )
 from corpusbench.eval.records import Span
+from corpusbench.eval.timing import StageClock, count_tokens
 
 WORD = re.compile(r"\S+")
 
@@ -55,6 +56,8 @@ class Seq2SeqScorer(SummedScores):
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
         start = getattr(model.config, "decoder_start_token_id", None)
         self.start_id = start if start is not None else self.pad_id
+        self.clock = StageClock()
+        count_tokens(model, self.clock)
 
     def conventions(self) -> dict[str, Any]:
         return {

@@ -18,8 +18,8 @@ class EvalSpec:
     out: Path
     arch: str = "auto"
     device: str = "cpu"
-    dtype: str = "float32"
-    batch_tokens: int = 2048
+    dtype: str = "auto"  # bfloat16 on a GPU that has it, else float32
+    batch_tokens: int | None = None  # None: auto (the CPU value, or sized to the GPU's free memory)
     configs: tuple[str, ...] = ()
     group_col: str | None = None
     bos: str = "prepend"

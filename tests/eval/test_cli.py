@@ -198,3 +198,31 @@ def test_eval_help_says_what_it_scores():
         assert what in text, what
     top = " ".join(CliRunner().invoke(app, ["--help"], env={"COLUMNS": "200"}).output.split())
     assert "compare" in top
+
+
+def test_timing_per_stage_and_auto_choices_are_recorded(tiny_dir, pairs_file, tmp_path):
+    out = tmp_path / "timed"
+    res = run("--dataset", pairs_file, "--model", tiny_dir["gpt2"], "--out", out)
+    assert res.exit_code == 0, res.output
+    results = json.loads((out / "results.json").read_text())
+    timing = results["timing"]
+    assert {"import", "load", "tokenize", "forward", "metrics", "figures", "write"} <= timing["seconds"].keys()
+    assert sum(timing["seconds"].values()) <= timing["seconds_total"] + 1e-3
+    assert timing["tokens_forward"] > 0 and timing["tokens_per_s_forward"] > 0
+    assert json.loads((out / "timing.json").read_text())["seconds"] == timing["seconds"]
+    line = next(x for x in res.output.splitlines() if x.startswith("time: "))
+    assert "forward" in line and f"{timing['tokens_forward']:,} tokens" in line
+    assert "- time: " in (out / "summary.md").read_text()
+    model = results["provenance"]["model"]  # auto on a CPU: float32 and the CPU budget, and why
+    assert (model["dtype"], model["batch_tokens"]) == ("float32", 2048)
+    assert model["batch_tokens_choice"] == "auto: cpu" and model["dtype_choice"].startswith("auto")
+    assert results["provenance"]["scorer"]["batch_tokens"] == 2048
+
+
+@pytest.mark.parametrize(
+    ("flag", "value"), [("--limit", "-5"), ("--limit", "0"), ("--batch-tokens", "lots"), ("--batch-tokens", "8")]
+)
+def test_bad_numbers_are_refused_in_one_line(pairs_file, tmp_path, flag, value):
+    res = run("--dataset", pairs_file, "--model", "x", "--out", tmp_path / "o", flag, value)
+    assert res.exit_code == 2 and "Traceback" not in res.output, res.output
+    assert f"{flag} must be" in res.output and not (tmp_path / "o").exists()
