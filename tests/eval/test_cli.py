@@ -206,7 +206,8 @@ def test_timing_per_stage_and_auto_choices_are_recorded(tiny_dir, pairs_file, tm
     assert res.exit_code == 0, res.output
     results = json.loads((out / "results.json").read_text())
     timing = results["timing"]
-    assert {"import", "load", "tokenize", "forward", "metrics", "figures", "write"} <= timing["seconds"].keys()
+    stages = {"import", "load", "tokenize", "forward", "metrics", "figures", "write"}
+    assert stages <= timing["seconds"].keys()
     assert sum(timing["seconds"].values()) <= timing["seconds_total"] + 1e-3
     assert timing["tokens_forward"] > 0 and timing["tokens_per_s_forward"] > 0
     assert json.loads((out / "timing.json").read_text())["seconds"] == timing["seconds"]
@@ -220,7 +221,8 @@ def test_timing_per_stage_and_auto_choices_are_recorded(tiny_dir, pairs_file, tm
 
 
 @pytest.mark.parametrize(
-    ("flag", "value"), [("--limit", "-5"), ("--limit", "0"), ("--batch-tokens", "lots"), ("--batch-tokens", "8")]
+    ("flag", "value"),
+    [("--limit", "-5"), ("--limit", "0"), ("--batch-tokens", "lots"), ("--batch-tokens", "8")],
 )
 def test_bad_numbers_are_refused_in_one_line(pairs_file, tmp_path, flag, value):
     res = run("--dataset", pairs_file, "--model", "x", "--out", tmp_path / "o", flag, value)
