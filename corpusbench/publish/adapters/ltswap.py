@@ -276,8 +276,8 @@ def bins_markdown(
 
     rows = [
         "Pairs per frequency bin (n), the words or lemmas they come from (k: pairs that share one are not "
-        "independent), and the 95% Wilson interval of an accuracy of 0.5 on n pairs and on k (the interval "
-        "if a lemma's pairs were all alike; `corpusbench eval` reports a cluster bootstrap by lemma per cell):",
+        "independent), and the 95% Wilson interval of an accuracy of 0.5 on n pairs and on k (the "
+        "interval if a lemma's pairs were all alike; `corpusbench eval` gives a cluster bootstrap by lemma):",
         "",
         "| bin | n | k | 95% interval at 0.5, n | at 0.5, k |",
         "|---|---|---|---|---|",
