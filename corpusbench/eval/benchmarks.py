@@ -99,10 +99,12 @@ def _lt_aggregates(acc: Mapping[str, float], cells: Cells | None = None) -> dict
 def _ltswap_matrix(scored: Sequence[tuple[str, MinimalPair, PairScore]]) -> dict[str, Any] | None:
     """Cells and aggregates over (subtask, pair, score) triples of one variant (plain or prefix)."""
     cats: dict[str, list[PairScore]] = defaultdict(list)
+    clustered: dict[str, list[tuple[str, bool]]] = defaultdict(list)  # "subtask|bin" -> (cluster, correct)
     for sub, p, s in scored:
         if p.bin is None or (sub == "wordswap" and p.bin == 0):
             continue
         cats[f"{ltswap_category(sub, p.group)}|{p.bin}"].append(s)
+        clustered[f"{sub}|{p.bin}"].append((str(dict(p.meta).get("cluster", p.id)), s.correct))
     if not cats:
         return None
     cat_cells = {k: accuracy_cell(v) for k, v in sorted(cats.items())}
@@ -133,8 +135,44 @@ def _ltswap_matrix(scored: Sequence[tuple[str, MinimalPair, PairScore]]) -> dict
         "n": n,
         "n_ties": n_ties,
         "tie_share": n_ties / n,
+        "wordswap_by_pos": _by_pos(cat_cells),
+        "cells_cluster_ci95": {k: cluster_bootstrap(v) for k, v in sorted(clustered.items())},
         "ties_half": {k: half[k] for k in ("score", "per_subtask", "per_bin")},
     }
+
+
+def _by_pos(cat_cells: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """WordSwap per part of speech over all bins, beside the subtask score (the paper's per-subtask
+    tables): pairs, correct, pooled accuracy and the mean of the bin cells."""
+    out: dict[str, Any] = {}
+    for pos in ("NOUN", "VERB"):
+        cells = [c for k, c in cat_cells.items() if k.split("|")[0] == f"WS-{pos}"]
+        n, ok = sum(c["n"] for c in cells), sum(c["n_correct"] for c in cells)
+        if n:
+            out[pos] = {
+                "n": n,
+                "n_correct": ok,
+                "accuracy": ok / n,
+                "mean_over_bins": float(np.mean([c["accuracy"] for c in cells])),
+            }
+    return out
+
+
+CLUSTER_BOOTSTRAP = 2000  # resamples of a cell's clusters (words, lemmas) for its interval
+
+
+def cluster_bootstrap(rows: Sequence[tuple[str, bool]], n_boot: int = CLUSTER_BOOTSTRAP) -> list[float]:
+    """95% percentile interval of a cell's accuracy when its clusters (a lemma's or word's pairs, which are
+    not independent) are resampled with replacement; seeded, so the same pairs give the same interval."""
+    groups: dict[str, list[bool]] = defaultdict(list)
+    for key, ok in rows:
+        groups[key].append(ok)
+    sums = np.array([sum(v) for v in groups.values()], dtype=float)
+    sizes = np.array([len(v) for v in groups.values()], dtype=float)
+    rng = np.random.default_rng(0)
+    idx = rng.integers(0, len(sums), size=(n_boot, len(sums)))
+    acc = sums[idx].sum(axis=1) / sizes[idx].sum(axis=1)
+    return [float(np.quantile(acc, 0.025)), float(np.quantile(acc, 0.975))]
 
 
 def _drop_bins(series: Mapping[int, float]) -> list[int] | None:
