@@ -9,12 +9,20 @@ answers every ``POST /chat/completions`` according to ``mode`` (the whole server
 - ``garbage``: HTTP 200 with a body that is not JSON;
 - ``no_choices``: HTTP 200 with ``"choices": []``;
 - ``no_logprobs``: HTTP 200, a completion without log-probs;
-- ``empty``: HTTP 200, an empty completion;
+- ``empty``: HTTP 200, an empty completion (no option among the top tokens either);
+- ``no_option``: HTTP 200, a completion that names no option (a reject, not a failure);
+- ``null``: HTTP 200 with the body ``null``;
+- ``nan``: HTTP 200, a completion whose top log-probs are all NaN;
+- ``empty_top``: HTTP 200, a completion with an empty ``top_logprobs`` list;
+- ``trickle``: HTTP 200, the ``ok`` answer sent one byte every ``delay`` seconds (it stops when the
+  client hangs up or the server closes);
 - ``slow``: waits ``delay`` seconds, then answers ``ok``;
 - ``too_long``, ``bad_request``, ``wrong_model``: the 400/404 errors a vLLM server sends;
+- ``echo_auth``: HTTP 400 whose error message repeats the request's Authorization header;
 - ``drop``: closes the connection without an answer (a server that died mid-run).
 
-``hits`` counts requests per prompt; ``requests`` counts them all. Use it as a context manager.
+``hits`` counts requests per prompt; ``requests`` counts them all. With ``api_key``, a request
+without ``Authorization: Bearer <api_key>`` gets HTTP 401. Use it as a context manager.
 """
 
 from __future__ import annotations
@@ -36,10 +44,16 @@ MODES = (
     "no_choices",
     "no_logprobs",
     "empty",
+    "no_option",
+    "null",
+    "nan",
+    "empty_top",
+    "trickle",
     "slow",
     "too_long",
     "bad_request",
     "wrong_model",
+    "echo_auth",
     "drop",
 )
 TOP = [("yes", -0.1), ("A", -0.2), ("no", -2.5), ("B", -2.6)]
@@ -63,14 +77,22 @@ class _QuietServer(ThreadingHTTPServer):
 
 
 class FakeOpenAI:
-    def __init__(self, model: str = "fake", mode: str = "ok", delay: float = 1.0, port: int | None = None):
+    def __init__(
+        self,
+        model: str = "fake",
+        mode: str = "ok",
+        delay: float = 1.0,
+        port: int | None = None,
+        api_key: str | None = None,
+    ):
         assert mode in MODES, mode
-        self.model, self.mode, self.delay = model, mode, delay
+        self.model, self.mode, self.delay, self.api_key = model, mode, delay, api_key
         self.script: dict[str, list[str]] = {}
         self.hits: Counter[str] = Counter()
         self.requests = 0
         self.bodies: list[dict[str, Any]] = []  # every POST body, in arrival order
         self._lock = threading.Lock()
+        self.closed = threading.Event()  # set on exit: a trickling answer stops
         self._server = _QuietServer(("127.0.0.1", port or free_port()), _handler(self))
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
@@ -100,6 +122,7 @@ class FakeOpenAI:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self.closed.set()
         self._server.shutdown()
         self._server.server_close()
 
@@ -117,11 +140,35 @@ def _handler(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(data)
 
+        def _trickle(self, body: object) -> None:
+            data = json.dumps(body).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            for i in range(len(data)):
+                if fake.closed.wait(fake.delay):
+                    return
+                try:
+                    self.wfile.write(data[i : i + 1])
+                    self.wfile.flush()
+                except OSError:  # the client gave up
+                    return
+
+        def _refused(self) -> bool:
+            if fake.api_key is None or self.headers.get("Authorization") == f"Bearer {fake.api_key}":
+                return False
+            self._send(401, {"error": {"message": "invalid API key"}})
+            return True
+
         def do_GET(self) -> None:
-            self._send(200, {"object": "list", "data": [{"id": fake.model}]})
+            if not self._refused():
+                self._send(200, {"object": "list", "data": [{"id": fake.model}]})
 
         def do_POST(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            if self._refused():
+                return
             fake.bodies.append(body)
             prompt = body["messages"][-1]["content"]
             if body["messages"][-1]["role"] == "assistant":  # an answer prefix: the question is before it
@@ -138,6 +185,7 @@ def _handler(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                 "too_long": (400, "This model's maximum context length is 2048 tokens."),
                 "bad_request": (400, "temperature must be >= 0"),
                 "wrong_model": (404, f"The model `{body.get('model')}` does not exist."),
+                "echo_auth": (400, f"bad request with Authorization: {self.headers.get('Authorization')}"),
             }
             if mode in errors:
                 code, message = errors[mode]
@@ -148,6 +196,18 @@ def _handler(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                 return self._send(200, {"choices": []})
             if mode == "empty":  # no option among the top tokens, and an empty generation
                 return self._send(200, completion("", top=[("\n", -0.1)]))
+            if mode == "no_option":
+                return self._send(200, completion("I cannot tell.", top=[("\n", -0.1)]))
+            if mode == "null":
+                return self._send(200, b"null")
+            if mode == "nan":
+                return self._send(200, completion("echo", top=[(t, float("nan")) for t, _ in TOP]))
+            if mode == "empty_top":
+                body = completion(f"echo {prompt}")
+                body["choices"][0]["logprobs"]["content"][0]["top_logprobs"] = []
+                return self._send(200, body)
+            if mode == "trickle":
+                return self._trickle(completion(f"echo {prompt}"))
             return self._send(200, completion(f"echo {prompt}", top=None if mode == "no_logprobs" else TOP))
 
     return Handler

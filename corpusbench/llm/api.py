@@ -73,9 +73,10 @@ class LLMSpec:
     """Which LLM to use and how. ``model``: for ``openai``/``ray`` the served name (``None``: the
     server's first model); for ``vllm``/``transformers`` a model folder or hub id (``None``: SmolLM2).
     ``ray``: ``base_url`` is a comma-separated list of endpoints; ``ray_address`` (or RAY_ADDRESS)
-    names the cluster (``None``: a local Ray instance). ``timeout``/``max_retries``: per call to a
-    server (a timed-out call is sent once more at most). ``restart_hint``: what the error says to do
-    when the server goes away mid-run (``None``: start one with ``make llm-server``)."""
+    names the cluster (``None``: a local Ray instance). ``api_key``: ``None`` reads OPENAI_API_KEY.
+    ``timeout``/``max_retries``: per call to a server (a timed-out call is sent once more at most).
+    ``restart_hint``: what the error says to do when the server goes away mid-run (``None``: start
+    one with ``make llm-server``)."""
 
     backend: str = "openai"
     model: str | None = None
@@ -92,6 +93,7 @@ class LLMSpec:
     chunk_size: int = 256  # vllm: prompts per batched engine call; ray: per batch (at most 64)
     ray_address: str | None = None
     restart_hint: str | None = None
+    trust_remote_code: bool = False  # transformers: run a model folder's own code (auto_map)
 
     def as_dict(self) -> dict[str, object]:
         d = {f: getattr(self, f) for f in self.__slots__ if f != "restart_hint"}  # type: ignore[attr-defined]
@@ -139,6 +141,7 @@ def open_backend(spec: LLMSpec) -> Backend:
             dtype=spec.dtype or "auto",
             batch_size=spec.batch_size,  # type: ignore[call-arg]
             max_model_len=spec.max_model_len,
+            trust_remote_code=spec.trust_remote_code,
         )
     return cls()
 

@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
-from corpusbench.llm.choice import decide, option_logprobs, parse_answer
+from corpusbench.llm.choice import bad_top, decide, option_logprobs, parse_answer
 from corpusbench.llm.records import (
     ChoiceRequest,
     ChoiceResult,
@@ -21,6 +21,7 @@ from corpusbench.llm.records import (
     GenResult,
     SamplingParams,
     Status,
+    as_failure,
 )
 
 log = logging.getLogger(__name__)
@@ -105,6 +106,8 @@ class Backend(abc.ABC):
             def on_top(j: int, top: TopTokens) -> None:
                 i = by_logprobs[j]
                 req = reqs[i]
+                if top.status == "ok" and (why := bad_top(top.top)) is not None:  # e.g. NaN log-probs
+                    top = TopTokens(status="error", tokens_in=top.tokens_in, error=f"malformed answer: {why}")
                 if top.status != "ok":
                     emit(
                         i,
@@ -155,6 +158,7 @@ class Backend(abc.ABC):
 
 
 def _choice_from_text(req: ChoiceRequest, g: GenResult) -> ChoiceResult:
+    g = as_failure(g)  # an empty reply is a failed call, not an answer naming no option
     base = {"id": req.id, "text": g.text, "tokens_in": g.tokens_in, "tokens_out": g.tokens_out}
     if g.status != "ok":
         return ChoiceResult(status=g.status, error=g.error, **base)

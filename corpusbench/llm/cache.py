@@ -3,7 +3,9 @@
 Keys are sha256 over (operation, model, sampling params / options, rendered prompt, sample index).
 Each result is committed the moment it arrives, so a run killed at any point (even SIGKILL) redoes
 no finished call. Errors and too-long prompts are stored with their status but are not final:
-the next run sends them again. With a ``FailureBudget``, the run stops with ``TooManyFailures``
+the next run sends them again. A reply that is not a well-formed answer (``records.malformed``:
+empty, NaN log-probs) is stored and counted as an error, and such a row left by an older version
+is a miss. With a ``FailureBudget``, the run stops with ``TooManyFailures``
 as soon as more calls have failed than the budget allows (the answers so far stay saved).
 """
 
@@ -18,7 +20,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from corpusbench.errors import BackendError, ConfigError
+from corpusbench.errors import BackendError, ConfigError, DiskFullError, disk_full_cause
 from corpusbench.llm.base import Backend
 from corpusbench.llm.choice import TOP_K
 from corpusbench.llm.records import (
@@ -28,8 +30,10 @@ from corpusbench.llm.records import (
     GenRequest,
     GenResult,
     RunReport,
+    as_failure,
     choice_result_from_dict,
     gen_result_from_dict,
+    malformed,
     result_to_dict,
 )
 from corpusbench.provenance import fingerprint
@@ -73,6 +77,18 @@ def choice_key(model: str, req: ChoiceRequest) -> str:
     )
 
 
+def _served(row: tuple[str, dict[str, Any]] | None, req_id: str, from_dict: Callable[..., Any]) -> Any:
+    """The cached answer of ``row``, or None: not final, or malformed (stored by an older version)."""
+    if row is None or row[0] not in FINAL:
+        return None
+    hit = from_dict(req_id, row[1], cached=True)
+    why = malformed(hit)
+    if why is not None:
+        log.debug("%s: the cached answer is malformed (%s); sending the call again", req_id, why)
+        return None
+    return hit
+
+
 class ResultCache:
     """A SQLite file of results; safe to share between processes (WAL, busy timeout)."""
 
@@ -89,7 +105,16 @@ class ResultCache:
             self.db.execute("PRAGMA synchronous=NORMAL")
             self.db.executescript(SCHEMA)
         except sqlite3.DatabaseError as e:
+            self._disk_full(e)
             raise ConfigError(f"{self.path}: not a usable cache database ({e})") from None
+
+    def _disk_full(self, error: BaseException) -> None:
+        """Raise a one-line ``DiskFullError`` naming the cache when ``error`` says the disk is full."""
+        if disk_full_cause(error) is not None:
+            raise DiskFullError(
+                f"disk full writing the LLM cache {self.path} ({str(error).splitlines()[0]}): free some "
+                "space and rerun the same command; the answers saved so far are kept and not asked again"
+            ) from None
 
     def get_many(self, keys: Sequence[str]) -> dict[str, tuple[str, dict[str, Any]]]:
         found: dict[str, tuple[str, dict[str, Any]]] = {}
@@ -104,13 +129,18 @@ class ResultCache:
         return found
 
     def put(self, key: str, op: str, model: str, status: str, payload: dict[str, Any]) -> None:
-        """Insert or replace one result and commit it at once."""
-        self.db.execute(
-            "INSERT INTO results (key, op, model, status, payload, attempts, updated) VALUES (?,?,?,?,?,1,?) "
-            "ON CONFLICT(key) DO UPDATE SET status=excluded.status, payload=excluded.payload, "
-            "attempts=results.attempts+1, updated=excluded.updated",
-            (key, op, model, status, json.dumps(payload, ensure_ascii=False, sort_keys=True), time.time()),
-        )
+        """Insert or replace one result and commit it at once (all or nothing: SQLite's transaction)."""
+        row = json.dumps(payload, ensure_ascii=False, sort_keys=True)
+        try:
+            self.db.execute(
+                "INSERT INTO results (key, op, model, status, payload, attempts, updated) "
+                "VALUES (?,?,?,?,?,1,?) ON CONFLICT(key) DO UPDATE SET status=excluded.status, "
+                "payload=excluded.payload, attempts=results.attempts+1, updated=excluded.updated",
+                (key, op, model, status, row, time.time()),
+            )
+        except sqlite3.OperationalError as e:
+            self._disk_full(e)
+            raise
 
     def counts(self) -> dict[str, int]:
         """Rows per status."""
@@ -225,9 +255,9 @@ class CachedLLM:
             if key is None or self.cache is None:
                 uncached.append(i)
                 rep.uncached += key is None
-            elif key in hits and hits[key][0] in FINAL:
-                out[i] = from_dict(req.id, hits[key][1], cached=True)
-                rep.add(out[i], key)
+            elif (hit := _served(hits.get(key), req.id, from_dict)) is not None:
+                out[i] = hit
+                rep.add(hit, key)
                 done += 1
             else:
                 rep.retried_errors += key in hits and key not in todo
@@ -238,6 +268,7 @@ class CachedLLM:
 
         def on_result(j: int, result: Any) -> None:
             nonlocal done
+            result = as_failure(result)  # not a well-formed answer: a failed call, never stored as one
             i = send[j]
             key = keys[i]
             if key is not None and self.cache is not None:

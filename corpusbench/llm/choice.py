@@ -15,6 +15,18 @@ def _norm(text: str) -> str:
     return text.strip(_EDGE).casefold()
 
 
+def bad_top(top: Sequence[tuple[str, float]]) -> str | None:
+    """Why top tokens are not a log-prob read-out (NaN, infinite or positive log-probs), else None.
+
+    An empty list is no read-out either, but a backend may say so on purpose (no option among its
+    top tokens); the server backend refuses an empty ``top_logprobs`` itself.
+    """
+    for token, lp in top:
+        if not isinstance(token, str) or not isinstance(lp, int | float) or math.isnan(lp) or lp > 1e-4:
+            return f"top token {token!r} has log-prob {lp!r}"
+    return None
+
+
 def option_logprobs(top: Sequence[tuple[str, float]], options: Sequence[str]) -> tuple[float | None, ...]:
     """Log-prob of each option at one token position, from that position's top tokens.
 
@@ -42,11 +54,12 @@ def decide(logprobs: Sequence[float | None]) -> int | None:
     """Index of the most likely option, or ``None`` if no option was among the top tokens.
 
     An option missing from the top-k is less likely than every option present, so one present
-    option is enough to decide. Ties go to the first option.
+    option is enough to decide; one with log-prob -inf (probability 0) counts as missing. Ties go
+    to the first option.
     """
     best: int | None = None
     for i, lp in enumerate(logprobs):
-        if lp is not None and (best is None or lp > logprobs[best]):  # type: ignore[operator]
+        if lp is not None and lp > -math.inf and (best is None or lp > logprobs[best]):  # type: ignore[operator]
             best = i
     return best
 

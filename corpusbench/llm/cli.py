@@ -16,6 +16,7 @@ from corpusbench.llm.api import (
     DEFAULT_CACHE,
     canonical_backend,
 )
+from corpusbench.llm.options import API_KEY, TRUST_REMOTE_CODE
 from corpusbench.llm.server import DEFAULT_MODEL_DIR, DEFAULT_PORT
 
 llm_app = typer.Typer(
@@ -44,9 +45,6 @@ BASE_URL = typer.Option(
     "--base-url",
     envvar="CORPUSBENCH_LLM_URL",
     help="OpenAI-compatible API (ray: comma-separated list of endpoints).",
-)
-API_KEY = typer.Option(
-    None, "--api-key", envvar="OPENAI_API_KEY", help="Bearer token, if the server needs one."
 )
 CACHE = typer.Option(DEFAULT_CACHE, "--cache", help="SQLite result cache (resumable runs).")
 NO_CACHE = typer.Option(False, "--no-cache", help="Do not read or write the cache.")
@@ -127,6 +125,7 @@ def _spec(
     concurrency: int,
     max_model_len: int,
     vllm_python: str | None,
+    trust_remote_code: bool = False,
 ):
     from corpusbench.llm.api import LLMSpec
 
@@ -139,6 +138,7 @@ def _spec(
         concurrency=concurrency,
         max_model_len=max_model_len,
         vllm_python=vllm_python,
+        trust_remote_code=trust_remote_code,
     )
 
 
@@ -240,6 +240,7 @@ def generate(
     concurrency: int = CONCURRENCY,
     max_model_len: int = MAX_LEN,
     vllm_python: str = VLLM_PY,
+    trust_remote_code: bool = TRUST_REMOTE_CODE,
 ) -> None:
     """Generate text for prompts (greedy by default), through the cache."""
     from dataclasses import replace
@@ -256,7 +257,18 @@ def generate(
     ]
     _run(
         "generate",
-        _spec(backend, model, base_url, api_key, cache, no_cache, concurrency, max_model_len, vllm_python),
+        _spec(
+            backend,
+            model,
+            base_url,
+            api_key,
+            cache,
+            no_cache,
+            concurrency,
+            max_model_len,
+            vllm_python,
+            trust_remote_code,
+        ),
         reqs,
         out,
         report,
@@ -281,6 +293,7 @@ def choose(
     concurrency: int = CONCURRENCY,
     max_model_len: int = MAX_LEN,
     vllm_python: str = VLLM_PY,
+    trust_remote_code: bool = TRUST_REMOTE_CODE,
 ) -> None:
     """Answer prompts with one of the allowed options, read from the answer token's log-probs."""
     from corpusbench.errors import ConfigError
@@ -299,7 +312,18 @@ def choose(
         reqs += read_requests(prompts, "choose", options=opts, defaults=extra)
     _run(
         "choose",
-        _spec(backend, model, base_url, api_key, cache, no_cache, concurrency, max_model_len, vllm_python),
+        _spec(
+            backend,
+            model,
+            base_url,
+            api_key,
+            cache,
+            no_cache,
+            concurrency,
+            max_model_len,
+            vllm_python,
+            trust_remote_code,
+        ),
         reqs,
         out,
         report,

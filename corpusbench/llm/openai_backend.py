@@ -1,35 +1,46 @@
 """Backend for any OpenAI-compatible chat server; the standard deployment is vLLM's own server.
 
-Async httpx with a bounded pool of workers, a timeout per call and retries with exponential
-backoff on connection errors, 429 and 5xx; a call that times out is sent once more at most (a stuck
-server costs two timeouts per call, not one per retry). A call that still fails is returned as an
-``error`` result (the cache retries it next run); if the server itself is gone (connection
-refused after all retries) the run stops with a ``BackendError`` naming the URL, after every
-result received so far has been delivered. An exception raised by ``on_result`` (e.g. the
-caller's failure budget running out) stops the pool the same way and is raised after the calls
-in flight have been delivered.
+Async httpx with a bounded pool of workers, a timeout per call (a deadline for the whole request, so
+a server that trickles its answer is cut too) and retries with exponential backoff on connection
+errors, 429 and 5xx; a call that times out is sent once more at most (a stuck server costs two
+timeouts per call, not one per retry). A reply that is not a well-formed answer (a body that is not
+a JSON object, no choices, empty text, no or empty top log-probs) is a failed call like an HTTP
+error. A call that still fails is returned as an ``error`` result (the cache retries it next run);
+if the server itself is gone (connection refused after all retries) the run stops with a
+``BackendError`` naming the URL, after every result received so far has been delivered. An
+exception raised by ``on_result`` (e.g. the caller's failure budget running out) stops the pool
+the same way and is raised after the calls in flight have been delivered.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import threading
-from collections.abc import Callable, Sequence
-from typing import Any, ClassVar
+from collections.abc import Callable, Coroutine, Sequence
+from dataclasses import replace
+from typing import Any, ClassVar, TypeVar
 
 import httpx
 
 from corpusbench.errors import BackendError, ConfigError
 from corpusbench.llm.api import DEFAULT_RETRIES, DEFAULT_TIMEOUT
 from corpusbench.llm.base import Backend, OnResult, TopTokens, chat_messages, sample_seed
-from corpusbench.llm.records import ChoiceRequest, GenRequest, GenResult
+from corpusbench.llm.records import ChoiceRequest, GenRequest, GenResult, as_failure
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
+API_KEY_ENV = "OPENAI_API_KEY"
 START_HINT = "start one with `make llm-server` or `corpusbench llm serve --model <folder or hub id>`"
 RESTART_HINT = f"{START_HINT}, then rerun to resume"
 _TOO_LONG = ("maximum context length", "context length", "too long", "max_model_len", "maximum model length")
+
+
+def resolve_api_key(api_key: str | None) -> str | None:
+    """``api_key``, else $OPENAI_API_KEY (None when neither is set)."""
+    return api_key or os.environ.get(API_KEY_ENV) or None
 
 
 class ServerDown(Exception):
@@ -53,7 +64,8 @@ class OpenAIBackend(Backend):
         restart_hint: str = RESTART_HINT,
     ):
         self.base_url = base_url.rstrip("/")
-        self.headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._api_key = resolve_api_key(api_key)  # never printed: results' errors are redacted
+        self.headers = {"Authorization": f"Bearer {self._api_key}"} if self._api_key else {}
         self.concurrency = max(1, concurrency)
         self.timeout = timeout
         self.max_retries = max(0, max_retries)
@@ -87,8 +99,18 @@ class OpenAIBackend(Backend):
         }
 
     def _served_models(self) -> list[str]:
+        limit = min(self.timeout, 10.0)
+
+        async def get() -> httpx.Response:
+            async with httpx.AsyncClient(timeout=limit, headers=self.headers) as client:
+                return await asyncio.wait_for(client.get(f"{self.base_url}/models"), limit)
+
         try:
-            r = httpx.get(f"{self.base_url}/models", headers=self.headers, timeout=min(self.timeout, 10.0))
+            r = _run_coro(get())
+        except (httpx.TimeoutException, TimeoutError):
+            raise BackendError(
+                f"cannot reach the LLM server at {self.base_url} (no answer to /models within {limit:g}s)"
+            ) from None
         except httpx.HTTPError as e:
             raise BackendError(
                 f"cannot reach the LLM server at {self.base_url} ({_why(e)}); {START_HINT}"
@@ -129,16 +151,20 @@ class OpenAIBackend(Backend):
             try:
                 choice = data["choices"][0]
                 text = choice["message"]["content"] or ""
+                if not isinstance(text, str):
+                    raise TypeError(text)
                 usage = data.get("usage") or {}
-                return GenResult(
-                    id=req.id,
-                    status="ok",
-                    text=text,
-                    finish_reason=choice.get("finish_reason"),
-                    tokens_in=int(usage.get("prompt_tokens", 0)),
-                    tokens_out=int(usage.get("completion_tokens", 0)),
+                return as_failure(  # an empty reply is a failed call
+                    GenResult(
+                        id=req.id,
+                        status="ok",
+                        text=text,
+                        finish_reason=choice.get("finish_reason"),
+                        tokens_in=int(usage.get("prompt_tokens", 0)),
+                        tokens_out=int(usage.get("completion_tokens", 0)),
+                    )
                 )
-            except (KeyError, IndexError, TypeError, ValueError):
+            except (KeyError, IndexError, TypeError, ValueError, AttributeError):
                 return GenResult(id=req.id, status="error", error=f"malformed response: {str(data)[:200]}")
 
         return self._run_all(reqs, body, parse, on_result)
@@ -170,11 +196,11 @@ class OpenAIBackend(Backend):
                 first = data["choices"][0]["logprobs"]["content"][0]
                 top = tuple((t["token"], float(t["logprob"])) for t in first["top_logprobs"])
                 n_in = int((data.get("usage") or {}).get("prompt_tokens", 0))
-                return TopTokens(
-                    status="ok", top=top or ((first["token"], float(first["logprob"])),), tokens_in=n_in
-                )
-            except (KeyError, IndexError, TypeError, ValueError):
+            except (KeyError, IndexError, TypeError, ValueError, AttributeError):
                 return TopTokens(status="error", error=f"no logprobs in response: {str(data)[:200]}")
+            if not top:  # asked for k of them: an empty list is a broken reply, not "no option"
+                return TopTokens(status="error", error=f"empty top_logprobs in response: {str(data)[:200]}")
+            return TopTokens(status="ok", top=top, tokens_in=n_in)
 
         return self._run_all(reqs, body, parse, on_item)
 
@@ -189,22 +215,13 @@ class OpenAIBackend(Backend):
         out: list[Any] = [None] * len(reqs)
 
         def deliver(i: int, res: Any) -> None:
+            if self._api_key and res.error and self._api_key in res.error:  # a server echoing the key
+                res = replace(res, error=res.error.replace(self._api_key, "***"))
             out[i] = res
             if on_result:
                 on_result(i, res)
 
-        coro = self._pool(reqs, body, parse, deliver)
-        try:
-            asyncio.get_running_loop()
-        except RuntimeError:
-            asyncio.run(coro)
-        else:  # called from inside an event loop (e.g. a notebook): run ours in a helper thread
-            err: list[BaseException] = []
-            t = threading.Thread(target=lambda: _capture(err, lambda: asyncio.run(coro)))
-            t.start()
-            t.join()
-            if err:
-                raise err[0]
+        _run_coro(self._pool(reqs, body, parse, deliver))
         return out
 
     async def _pool(
@@ -251,14 +268,14 @@ class OpenAIBackend(Backend):
         for attempt in range(self.max_retries + 1):
             if attempt:
                 await asyncio.sleep(self.backoff * 2 ** (attempt - 1))
-            try:
-                r = await client.post(url, json=payload)
+            try:  # the deadline bounds the whole call; httpx's timeout only each read or write
+                r = await asyncio.wait_for(client.post(url, json=payload), self.timeout)
             except (httpx.ConnectError, httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as e:
                 last = _why(e)
                 if attempt == self.max_retries:
                     raise ServerDown(last) from None
                 continue
-            except httpx.TimeoutException:
+            except (httpx.TimeoutException, TimeoutError):
                 timeouts += 1
                 last = f"timed out after {self.timeout:g}s"
                 if timeouts > 1 or attempt == self.max_retries:  # a stuck server: once more at most
@@ -266,9 +283,12 @@ class OpenAIBackend(Backend):
                 continue
             if r.status_code == 200:
                 try:
-                    return r.json(), "ok", None
+                    data = r.json()
                 except ValueError:
                     return None, "error", "response is not JSON"
+                if not isinstance(data, dict):  # e.g. the body `null`
+                    return None, "error", f"response is not a JSON object: {r.text[:100]}"
+                return data, "ok", None
             msg = _error_message(r)
             if r.status_code == 400 and any(s in msg.lower() for s in _TOO_LONG):
                 return None, "too_long", msg[:300]
@@ -295,8 +315,24 @@ def _why(e: BaseException) -> str:
     return f"{type(e).__name__}: {e}" if str(e) else type(e).__name__
 
 
-def _capture(err: list[BaseException], fn: Callable[[], Any]) -> None:
+def _run_coro(coro: Coroutine[Any, Any, T]) -> T:
+    """Run ``coro`` to its end; from inside an event loop (e.g. a notebook) in a helper thread."""
     try:
-        fn()
-    except BaseException as e:
-        err.append(e)
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(coro)
+    box: list[Any] = []
+    err: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            box.append(asyncio.run(coro))
+        except BaseException as e:
+            err.append(e)
+
+    t = threading.Thread(target=run)
+    t.start()
+    t.join()
+    if err:
+        raise err[0]
+    return box[0]

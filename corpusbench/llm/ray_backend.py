@@ -71,11 +71,11 @@ class RayBackend(Backend):
     ) -> None:
         import ray
 
-        from corpusbench.llm.openai_backend import OpenAIBackend
+        from corpusbench.llm.openai_backend import OpenAIBackend, resolve_api_key
 
         self.urls = parse_urls(base_urls)
         self.batch_size = max(1, batch_size)
-        options = {"api_key": api_key, "concurrency": concurrency, "timeout": timeout}
+        options = {"api_key": resolve_api_key(api_key), "concurrency": concurrency, "timeout": timeout}
         options["max_retries"] = max_retries
         # Check every endpoint from the driver first: a wrong URL or model fails here, clearly.
         for url in self.urls:

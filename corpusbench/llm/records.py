@@ -7,8 +7,8 @@ applies the model's chat template. ``id`` is the caller's label and is not part 
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any, Literal, TypeVar
 
 from corpusbench.errors import ConfigError
 
@@ -115,6 +115,9 @@ class ChoiceResult:
         return self.status == "ok"
 
 
+R = TypeVar("R", GenResult, ChoiceResult)
+
+
 @dataclass(slots=True, kw_only=True)
 class RunReport:
     """Counters of one run through ``CachedLLM``: fresh calls, cache hits and what came back."""
@@ -219,6 +222,35 @@ class FailureBudget:
 
     def describe(self) -> str:
         return f"{self.share * 100:g}%" if self.share is not None else str(self.count)
+
+
+def malformed(result: GenResult | ChoiceResult) -> str | None:
+    """Why a result that claims an answer (``ok``/``reject``) is not a well-formed one, else None.
+
+    An answer needs text (a generation, or the text a choice was parsed from) and a log-prob
+    read-out needs a finite log-prob for the option it chose; anything else is a failed call.
+    """
+    if result.status not in ("ok", "reject"):
+        return None
+    if isinstance(result, GenResult):
+        return None if result.text.strip() else "empty answer"
+    if result.path == "generation" or result.status == "reject":
+        return None if result.text.strip() else "empty answer"
+    if result.choice is None or result.path != "logprobs":
+        return f"an answer without a choice (path {result.path})"
+    if any(lp is not None and (math.isnan(lp) or lp > 1e-4) for lp in result.logprobs):
+        return f"log-probs that are not log-probabilities: {list(result.logprobs)}"
+    chosen = [lp for lp in result.logprobs if lp is not None and math.isfinite(lp)]
+    return None if chosen else f"no finite log-prob for any option: {list(result.logprobs)}"
+
+
+def as_failure(result: R) -> R:
+    """``result``, or a failed call (status ``error``) when it is not a well-formed answer."""
+    why = malformed(result)
+    if why is None:
+        return result
+    fields: dict[str, Any] = {"choice": None, "path": "none"} if isinstance(result, ChoiceResult) else {}
+    return replace(result, status="error", error=f"malformed answer: {why}", **fields)
 
 
 def result_to_dict(result: GenResult | ChoiceResult) -> dict[str, Any]:

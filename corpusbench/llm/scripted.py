@@ -3,6 +3,7 @@
 Answers are looked up by rendered prompt. A script entry is a reply text, ``Fail`` (the call
 fails), ``TooLong`` (prompt over the context), ``Crash`` (the whole backend goes down, as when a
 server dies) or a list of those consumed one per call, so a test can script "fails, then works".
+An unscripted prompt gets ``default``: by default a reply that names no option (a reject).
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ class Crash:
 
 
 Entry = str | Fail | TooLong | Crash
+# the reply to an unscripted prompt: text that names no option and holds no sentence (an empty reply
+# would be a failed call, records.malformed)
+NO_ANSWER = "(no answer)"
 
 
 class ScriptedBackend(Backend):
@@ -43,7 +47,7 @@ class ScriptedBackend(Backend):
         replies: Mapping[str, Entry | list[Entry]] | None = None,
         top: Mapping[str, Sequence[tuple[str, float]]] | None = None,
         model: str = "scripted",
-        default: str = "",
+        default: str = NO_ANSWER,
     ):
         self.model = model
         self.replies = {k: list(v) if isinstance(v, list) else v for k, v in (replies or {}).items()}

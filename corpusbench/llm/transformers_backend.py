@@ -2,6 +2,8 @@
 
 Greedy requests are batched (left padding); sampled requests run one by one with their own seed
 so that each sample is reproducible on its own. ``answer_top_tokens`` is one forward pass.
+A model folder's own code (``auto_map`` in its config) runs only with ``trust_remote_code=True``
+(``--trust-remote-code``); otherwise such a folder is refused in one line and transformers never asks.
 """
 
 from __future__ import annotations
@@ -32,9 +34,10 @@ class TransformersBackend(Backend):
         batch_size: int = 8,
         max_model_len: int | None = None,
         threads: int | None = None,
+        trust_remote_code: bool = False,
     ):
         import torch
-        from transformers import AutoModelForCausalLM, AutoTokenizer
+        from transformers import AutoConfig, AutoModelForCausalLM, AutoTokenizer
 
         check_model(model)
         if threads:
@@ -48,14 +51,26 @@ class TransformersBackend(Backend):
         }.get(dtype)
         if torch_dtype is None:
             raise ConfigError(f"unknown dtype {dtype!r}: use auto, float32, bfloat16 or float16")
-        try:
-            self.tok = AutoTokenizer.from_pretrained(model)
-            self.lm = AutoModelForCausalLM.from_pretrained(model, dtype=torch_dtype).to(self.device).eval()
+        trust = {"trust_remote_code": bool(trust_remote_code)}  # never None: transformers would ask
+        try:  # the config first: a folder with its own code is refused before anything else is read
+            config = AutoConfig.from_pretrained(model, **trust)
+            self.tok = AutoTokenizer.from_pretrained(model, **trust)
+            self.lm = AutoModelForCausalLM.from_pretrained(model, config=config, dtype=torch_dtype, **trust)
         except OSError as e:
             raise ConfigError(
                 f"unknown model {model!r}: not a model folder and not in the local Hugging Face "
                 f"cache ({str(e).splitlines()[0][:200]})"
             ) from None
+        except ValueError as e:
+            if "trust_remote_code" in str(e):
+                raise ConfigError(
+                    f"model {model!r} ships its own Python code (auto_map in its config), which is not "
+                    "run unless you pass --trust-remote-code (it runs that code with your permissions)"
+                ) from None
+            raise ConfigError(
+                f"cannot load model {model!r}: {str(e).strip().splitlines()[0][:200]}"
+            ) from None
+        self.lm = self.lm.to(self.device).eval()
         if self.tok.chat_template is None:
             raise ConfigError(f"model {model!r} has no chat template; use an instruction-tuned model")
         self.tok.padding_side = "left"

@@ -89,7 +89,7 @@ def test_errors_are_recorded_and_retried_next_run(tmp_path) -> None:
     assert attempts == 2
 
 
-def test_malformed_answers_are_rejects_not_crashes(tmp_path) -> None:
+def test_malformed_answers_are_rejects_and_empty_ones_failures(tmp_path) -> None:
     replies = {
         "q-empty": "",
         "q-garbage": "I cannot decide between them.",
@@ -102,16 +102,17 @@ def test_malformed_answers_are_rejects_not_crashes(tmp_path) -> None:
     with CachedLLM(backend, tmp_path / "c.sqlite") as llm:
         out = {r.id: r for r in llm.choose(reqs)}
         assert {k: (r.status, r.choice) for k, r in out.items()} == {
-            "q-empty": ("reject", None),
+            "q-empty": ("error", None),  # an empty reply is a failed call, not an answer naming no option
             "q-garbage": ("reject", None),
             "q-bracket": ("ok", "B"),
             "q-other": ("reject", None),
             "q-bare": ("ok", "A"),
         }
         assert all(r.path == "generation" for r in out.values() if r.ok)
-        assert (llm.last.rejects, llm.last.ok, llm.last.by_path) == (3, 2, {"generation": 2})
-        llm.choose(reqs)  # rejects are final for greedy decoding: not asked again
-        assert llm.last.cache_hits == 5 and llm.last.calls == 0
+        assert (llm.last.rejects, llm.last.ok, llm.last.by_path) == (2, 2, {"generation": 2})
+        assert llm.last.failures == 1 and "empty answer" in out["q-empty"].error
+        llm.choose(reqs)  # rejects are final for greedy decoding: not asked again; the failure is
+        assert llm.last.cache_hits == 4 and llm.last.calls == 1
 
 
 def test_logprob_path_decides_without_generation() -> None:

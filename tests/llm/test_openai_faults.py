@@ -69,11 +69,13 @@ def test_every_fault_is_a_failure_through_choose_never_a_reject(fake, backend, t
     assert [r.choice for r in again] == ["yes"] * 3 and fake.requests == 3
 
 
-def test_empty_answer_is_a_reject_through_choose(fake, backend) -> None:
-    fake.script = {"empty": ["empty"]}
+def test_an_answer_naming_no_option_is_a_reject_an_empty_one_a_failure(fake, backend) -> None:
+    fake.script = {"no option": ["no_option"], "empty": ["empty"]}
     llm = CachedLLM(backend, None)
-    [r] = llm.choose([ChoiceRequest(id="e", prompt="empty")])
+    [r] = llm.choose([ChoiceRequest(id="n", prompt="no option")])
     assert r.status == "reject" and llm.last.rejects == 1 and llm.last.failures == 0
+    [r] = llm.choose([ChoiceRequest(id="e", prompt="empty")])
+    assert r.status == "error" and "empty answer" in r.error and llm.last.failures == 1
 
 
 def test_unknown_model(fake, backend) -> None:

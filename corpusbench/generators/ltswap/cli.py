@@ -19,6 +19,7 @@ from corpusbench.console import make_console
 from corpusbench.errors import ConfigError
 from corpusbench.generators.ltswap.prompting import DEFAULT_WRITER
 from corpusbench.llm.api import BACKEND_HELP, DEFAULT_BACKEND, DEFAULT_RETRIES, DEFAULT_TIMEOUT
+from corpusbench.llm.options import API_KEY, TRUST_REMOTE_CODE
 
 if TYPE_CHECKING:
     from corpusbench.generators.ltswap.session import LLMOptions
@@ -95,11 +96,19 @@ def _csv(value: str | None) -> tuple[str, ...] | None:
     return tuple(v.strip() for v in value.split(",") if v.strip()) if value else None
 
 
-def _llm_options(timeout: float, retries: int, max_failures: str) -> LLMOptions:
+def _llm_options(
+    timeout: float, retries: int, max_failures: str, api_key: str | None, trust_remote_code: bool
+) -> LLMOptions:
     from corpusbench.generators.ltswap.session import LLMOptions
     from corpusbench.llm.records import FailureBudget
 
-    return LLMOptions(timeout=timeout, retries=retries, max_failures=FailureBudget.parse(max_failures))
+    return LLMOptions(
+        timeout=timeout,
+        retries=retries,
+        max_failures=FailureBudget.parse(max_failures),
+        api_key=api_key,
+        trust_remote_code=trust_remote_code,
+    )
 
 
 def parse_caps(text: str) -> int | dict[str, int]:
@@ -223,6 +232,8 @@ def ltswap(
     llm_timeout: float = LLM_TIMEOUT,
     llm_retries: int = LLM_RETRIES,
     max_llm_failures: str = MAX_FAILURES,
+    api_key: str | None = API_KEY,
+    trust_remote_code: bool = TRUST_REMOTE_CODE,
 ) -> None:
     """Generate LT-Swap quadruplets for the rare words of CORPUS (paper §2, Appendices A, C, D)."""
     from corpusbench.generators.ltswap.pipeline import LtswapParams, plan_ltswap, run_ltswap
@@ -250,7 +261,7 @@ def ltswap(
     )
     from corpusbench.generators.ltswap.session import corpus_stats, open_run_llm
 
-    options = _llm_options(llm_timeout, llm_retries, max_llm_failures)
+    options = _llm_options(llm_timeout, llm_retries, max_llm_failures, api_key, trust_remote_code)
     err = make_console(stderr=True)
     st = corpus_stats(corpus, stats, out, lang, workers, say=console.print)
     with contextlib.ExitStack() as stack:
@@ -460,6 +471,8 @@ def judge_cmd(
     llm_timeout: float = LLM_TIMEOUT,
     llm_retries: int = LLM_RETRIES,
     max_llm_failures: str = MAX_FAILURES,
+    api_key: str | None = API_KEY,
+    trust_remote_code: bool = TRUST_REMOTE_CODE,
 ) -> None:
     """Run only the LT-Swap filter on given quadruplets (e.g. re-filter a release with a stronger judge)."""
     from corpusbench.generators.ltswap.calibration import read_items
@@ -467,7 +480,7 @@ def judge_cmd(
     from corpusbench.io import write_jsonl
 
     rule = FilterRule(filter_rule or FilterRule().name, threshold)
-    options = _llm_options(llm_timeout, llm_retries, max_llm_failures)
+    options = _llm_options(llm_timeout, llm_retries, max_llm_failures, api_key, trust_remote_code)
     parsed, _ = read_items(items)  # a bad line fails here, before any model is loaded
     with contextlib.ExitStack() as stack:
         from corpusbench.progress_llm import LLMProgress
@@ -522,6 +535,8 @@ def judge_check_cmd(
     llm_timeout: float = LLM_TIMEOUT,
     llm_retries: int = LLM_RETRIES,
     max_llm_failures: str = MAX_FAILURES,
+    api_key: str | None = API_KEY,
+    trust_remote_code: bool = TRUST_REMOTE_CODE,
 ) -> None:
     """Measure a judge on labelled quadruplets: accuracy, first-option rate, keep-precision, keep-recall."""
     from corpusbench.generators.ltswap.calibration import (
@@ -535,7 +550,7 @@ def judge_check_cmd(
     from corpusbench.io import write_json
 
     src = items or CALIBRATION_SET
-    options = _llm_options(llm_timeout, llm_retries, max_llm_failures)
+    options = _llm_options(llm_timeout, llm_retries, max_llm_failures, api_key, trust_remote_code)
     parsed, labels = read_items(src, labelled=True)
     if per_subtask is not None:
         parsed, labels = balanced_subset(parsed, labels, per_subtask)

@@ -24,11 +24,14 @@ from corpusbench.llm.records import FailureBudget
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LLMOptions:
-    """How a run talks to its LLM server: seconds per call, retries, and the failure budget."""
+    """How a run talks to its LLM: seconds per call, retries, the failure budget, the server's API key
+    (None: OPENAI_API_KEY) and whether a model folder's own code may run (transformers)."""
 
     timeout: float = DEFAULT_TIMEOUT
     retries: int = DEFAULT_RETRIES
     max_failures: FailureBudget = field(default_factory=FailureBudget)
+    api_key: str | None = field(default=None, repr=False)
+    trust_remote_code: bool = False
 
     def __post_init__(self) -> None:
         if not self.timeout > 0:
@@ -131,6 +134,8 @@ def open_run_llm(
             batch_size=batch_size,
             timeout=options.timeout,
             max_retries=options.retries,
+            api_key=options.api_key,
+            trust_remote_code=options.trust_remote_code,
             restart_hint=restart_hint,
         )
         llm = stack.enter_context(open_llm(spec, options.max_failures))

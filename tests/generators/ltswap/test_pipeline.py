@@ -282,9 +282,11 @@ def test_cli_with_an_llm_that_answers_nothing(slice_stats, tmp_path):
     assert r.exit_code == 0, r.output
     for sub in SUBTASKS:
         assert pd.read_parquet(out / f"{sub}.parquet").empty
-    assert "wordswap" in r.output and "empty_answer" in r.output
+    # the scripted default names no option and holds no sentence ("(no answer)"; an empty reply
+    # would be a failed call, exit 3: tests/llm/test_malformed_replies.py)
+    assert "wordswap" in r.output and "target_missing" in r.output
     reasons = {x["reason"] for x in pd.read_json(out / "funnel.json", typ="series")["drop_reasons"]}
-    assert {"empty_answer", "confirm_no_answer"} <= reasons
+    assert {"target_missing", "confirm_no_answer"} <= reasons
     assert (out / "llm-cache.sqlite").exists()
 
 
