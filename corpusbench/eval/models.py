@@ -134,12 +134,16 @@ def load_model(
         raise InputError(f"{model_id}: model folder not found")
     else:
         source = model_id
+    if local.exists() and not trust_remote_code:
+        refuse_custom_code(model_id, local / "config.json")
     kw: dict[str, Any] = {"revision": revision, "trust_remote_code": trust_remote_code}
     try:
         config = AutoConfig.from_pretrained(source, **kw)
     except OSError as e:
         offline = " (HF_HUB_OFFLINE is set)" if os.environ.get("HF_HUB_OFFLINE") else ""
         raise InputError(f"{model_id}: cannot load model config{offline}: {str(e).splitlines()[0]}") from None
+    except ValueError as e:  # e.g. a Hub model whose config needs its own code
+        raise ConfigError(f"{model_id}: cannot load model config: {str(e).splitlines()[0]}") from None
     chosen: Arch = detect_arch(config) if arch == "auto" else _check_arch(arch)
     try:
         tok = AutoTokenizer.from_pretrained(source, **kw)
@@ -158,6 +162,23 @@ def load_model(
         dtype=torch_dtype,
         files_sha256=local_fingerprint(local) if local.exists() else None,
     )
+
+
+def refuse_custom_code(model_id: str, config_file: Path) -> None:
+    """ConfigError (one line, nothing run) when a model folder's config names its own code (``auto_map``)."""
+    import json
+
+    try:
+        auto_map = json.loads(config_file.read_text(encoding="utf-8")).get("auto_map")
+    except (OSError, ValueError, AttributeError):
+        return  # transformers reports an unreadable config
+    if auto_map:
+        refs = auto_map.values() if isinstance(auto_map, dict) else []
+        files = sorted({str(v).split(".")[0] + ".py" for v in refs})
+        raise ConfigError(
+            f"{model_id}: the model folder brings its own code ({', '.join(files) or 'auto_map'}); "
+            "corpusbench does not run it: pass --trust-remote-code only for code you have read and trust"
+        )
 
 
 def local_fingerprint(folder: Path) -> str:
