@@ -34,7 +34,7 @@ from corpusbench.eval.batching import (
     pad_right,
     split_flat,
 )
-from corpusbench.eval.models import HeadSplit, causal_head
+from corpusbench.eval.models import HeadSplit, causal_head, max_positions
 from corpusbench.eval.prefix_tree import pack_rows, tree_inputs
 from corpusbench.eval.records import Span, TokenScore
 from corpusbench.eval.timing import StageClock, count_tokens
@@ -147,6 +147,8 @@ class CausalScorer(SummedScores):
         self.window = getattr(model.config, "sliding_window", None) or None
         self.sliding_layers = has_sliding_layers(model)
         self.tree_mask: str | None = self._tree_mask_kind() if share_prefixes else None
+        self.max_len = max_positions(model, tokenizer)
+        self.n_cut = 0  # texts longer than the window, cut from the left (their first tokens unscored)
         self.clock = StageClock()  # tokenize seconds and the tokens through the model (after the probes)
         count_tokens(model.base_model, self.clock)
 
@@ -164,6 +166,7 @@ class CausalScorer(SummedScores):
             "head_split": self.split.ok,
             "batch_tokens": self.batch_tokens,
             "prefix_sharing": "tree" if self.tree_mask else "off",
+            "longer_than_window": f"cut from the left to the model's {self.max_len} tokens (flagged)",
             "row_tokens": self.row_tokens if self.tree_mask else None,
         }
 
@@ -279,11 +282,17 @@ class CausalScorer(SummedScores):
 
     # -- internals ------------------------------------------------------------------------------
     def _unit(self, enc: Encoded, span: Span | None) -> tuple[list[int], list[int], int]:
-        """(input ids, positions scored, index of the first text token in the ids)."""
+        """(input ids, positions scored, index of the first text token in the ids). A text longer than
+        the model's window is cut from the left to fit it (counted in ``n_cut``): only its last tokens
+        are scored, each with the context the window leaves."""
         if self.prefix_id is not None:
             ids, first = [self.prefix_id, *enc.ids], 1
         else:
             ids, first = list(enc.ids), 0
+        cut = max(0, len(ids) - self.max_len)
+        if cut:
+            ids, first = ids[cut:], first - cut
+            self.n_cut += 1
         targets = [first + i for i in overlapping(enc.offsets, span) if first + i >= 1]
         return ids, targets, first
 

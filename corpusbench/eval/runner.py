@@ -474,6 +474,14 @@ def run_eval(
         else {}
     )
     clock.merge(getattr(scorer, "clock", None))
+    n_cut = getattr(scorer, "n_cut", 0)
+    if n_cut:
+        log.warning(
+            "%d sentence(s) longer than the model's window (%s tokens): cut from the left, only their last "
+            "tokens scored (results.json: n_cut_to_window)",
+            n_cut,
+            getattr(scorer, "max_len", "?"),
+        )
     del scorer
     if data is not None:
         dataset_prov = data.provenance()
@@ -510,6 +518,7 @@ def run_eval(
     )
     if cb := cac_benchmark(cac):
         results["benchmarks"]["cac"] = cb
+    results["n_cut_to_window"] = n_cut
     frame = _scores_frame(pairs, scores)
     clock.add("metrics", time.perf_counter() - t_metrics)
 

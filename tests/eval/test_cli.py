@@ -228,3 +228,25 @@ def test_bad_numbers_are_refused_in_one_line(pairs_file, tmp_path, flag, value):
     res = run("--dataset", pairs_file, "--model", "x", "--out", tmp_path / "o", flag, value)
     assert res.exit_code == 2 and "Traceback" not in res.output, res.output
     assert f"{flag} must be" in res.output and not (tmp_path / "o").exists()
+
+
+def test_pairs_longer_than_the_window_are_cut_from_the_left_and_flagged(tiny_dir, tmp_path):
+    from corpusbench.eval.causal import CausalScorer
+    from corpusbench.eval.models import load_model
+
+    lm = load_model(str(tiny_dir["gpt2"]))  # 512 positions
+    long = "The cat sat on the mat and the dog sat on the log. " * 60
+    sc = CausalScorer(lm.model, lm.tokenizer)
+    (lp, n), (lp_short, _) = sc.score([long + "The end.", "The end."])
+    assert sc.n_cut == 1 and n < 512 and lp == lp and lp < lp_short  # finite, only the last tokens scored
+    tail = sc.token_logprobs([long])[0]
+    assert tail[0].logprob != tail[0].logprob and tail[-1].logprob == tail[-1].logprob  # cut: unscored (NaN)
+    pairs = tmp_path / "long.jsonl"
+    pairs.write_text(json.dumps({"sentence_good": long + "It is.", "sentence_bad": long + "It are."}) + "\n")
+    res = run("--dataset", pairs, "--model", tiny_dir["gpt2"], "--out", tmp_path / "o")
+    assert res.exit_code == 0, res.output
+    results = json.loads((tmp_path / "o" / "results.json").read_text())
+    assert (
+        results["n_cut_to_window"] == 2
+        and "cut from the left" in results["provenance"]["scorer"]["longer_than_window"]
+    )
