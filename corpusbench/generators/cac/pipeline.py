@@ -53,6 +53,18 @@ def read_dialogue(inputs: Sequence[str | Path], config: CacConfig) -> tuple[list
     return utterances, files
 
 
+def _check_lengths(utterances: Sequence[Utterance], limit: int) -> None:
+    """Refuse an utterance longer than spaCy parses (``nlp.max_length`` characters, E088): its parser
+    needs about 2 GB of memory per 100,000 characters (21 GB for 1.26 million), so the limit stays."""
+    for u in utterances:
+        if len(u.text) > limit:
+            raise InputError(
+                f"{u.file}: utterance {u.index + 1} ({u.speaker}) has {len(u.text):,} characters, more than "
+                f"spaCy parses ({limit:,}; its parser needs about 2 GB of memory per 100,000): split it "
+                "into utterances or leave it out"
+            )
+
+
 def _check_roles(utterances: Sequence[Utterance], config: CacConfig) -> None:
     if not utterances:
         raise InputError("the input has no utterances with words")
@@ -116,6 +128,7 @@ def run_cac(
     utterances, files = read_dialogue(inputs, config)
     _check_roles(utterances, config)
     nlp = load_nlp(config.spacy_model)
+    _check_lengths(utterances, nlp.max_length)
     bases = base_dyads(sorted({u.file for u in utterances}), config.dyads)
     unit = dyad_unit(bases, config.dyads, config.split_sessions)
     counters: Counter[str] = Counter()
