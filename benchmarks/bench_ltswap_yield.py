@@ -7,18 +7,21 @@ checks and kept quadruplets per request, for the current writer and for each lev
 Words: the first ``--groups`` WordSwap (bin, tag) groups of the seeded draw with 2 words each (so that
 each group can pair), and ``--pairs`` InflectionSwap pairs (both forms). One vLLM CPU server answers.
 
-Variants (each counted as a run of its own would be: requests, generated tokens, judge requests):
-- ``base``: the current writer (``--writer-prompt`` default), one request per word form.
-- ``retry``: ``base``, then one more request for every sentence that failed the checks, telling the
-  writer what was wrong ("the sentence must contain the exact form 'mended'"); its reply replaces the
-  failed one when it passes.
-- ``corpus-examples``: writer prompt v4, v3 with 5 plain sentences of the corpus in the system turn.
-- ``corpus-examples+guided``: v4 under guided decoding (the default release's writer).
-- ``guided``: the same prompts under guided decoding (``--force-form``: vLLM structured outputs with
-  ``generation.form_regex``, the form after a short fixed opening, at most 48 tokens).
+Variants (each counted as a run of its own would be: requests, generated tokens, judge requests), all with
+writer prompt v4 (5 corpus sentences in the system turn), ``--variants`` picks some:
+- ``unguided``: a free sentence.
+- ``fixed``: guided decoding, the form after a short fixed frame per tag (the demo's writer until #37).
+- ``anywhere``: guided decoding that only forces the exact form to appear somewhere in one sentence.
+- ``varied``: guided decoding, the form after one of many seeded openings its tag fits (the default now).
+- ``varied+samples``: ``varied``, then 2 more sampled candidates for each form whose sentence failed,
+  the first that passes kept (what vLLM's ``n`` would give in one request, counted as separate requests).
 
-Both variants' drafts (WordSwap pairs and InflectionSwap pairs of checked sentences) are judged by
-the run's default filter rule; a draft in both is judged once but counted in each. Writes
+Every variant's kept items are audited (``item_audit``: top-3 openings, words per sentence, pairs the
+previous-word + suffix rule decides).
+
+Each variant's drafts (WordSwap pairs and InflectionSwap pairs of checked sentences, shortcut drafts
+dropped) are judged by the default filter rule with early rejection; a draft with the same sentences in
+two variants is judged once but counted in each. Writes
 ``benchmarks/results/bench_ltswap_yield.json``.
 """
 
@@ -122,6 +125,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--concurrency", type=int, default=16)
     ap.add_argument("--base-url", default=None, help="a running vLLM server (default: start one)")
+    ap.add_argument("--cache", type=Path, default=None, help="LLM cache (a rerun after a crash resends less)")
+    ap.add_argument("--timeout", type=float, default=900.0, help="seconds per LLM call (a shared server)")
     ap.add_argument(
         "--variants", default=",".join(VARIANTS), help="comma-separated, of " + ", ".join(VARIANTS)
     )
@@ -149,12 +154,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     if args.base_url:
         from corpusbench.llm.openai_backend import OpenAIBackend
 
-        backend, stop = OpenAIBackend(args.base_url, concurrency=args.concurrency), (lambda: None)
+        backend = OpenAIBackend(args.base_url, concurrency=args.concurrency, timeout=args.timeout)
+        stop = lambda: None  # noqa: E731
     else:
         backend, stop = open_backend("vllm-server", args.model, args.concurrency, 8, log_dir)
     startup = time.perf_counter() - t0
     try:
-        llm = CachedLLM(backend, None)
+        llm = CachedLLM(backend, args.cache)
         from corpusbench.generators.ltswap.candidates import build_candidates
         from corpusbench.generators.ltswap.generation import rewrite_request, writer_examples
 
@@ -162,10 +168,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         is_keys = {k for p in infl for k in ((p.form1, p.tag1), (p.form2, p.tag2))}
 
         def write(name: str, reqs: list[Any], guided: bool) -> None:
-            tok0, t0 = llm.report.tokens_out, time.perf_counter()
+            t0 = time.perf_counter()
             got = dict(zip(keys, llm.generate(reqs), strict=True))
             outs = outcomes_of(keys, got, pos_of, stats, checker, guided=guided)
-            variants[name] = (outs, got, len(keys), llm.report.tokens_out - tok0, time.perf_counter() - t0)
+            tokens = sum(r.tokens_out for r in got.values())  # the replies' own counts (cached ones too)
+            variants[name] = (outs, got, len(keys), tokens, time.perf_counter() - t0)
 
         def v4(k: tuple[str, str], guided: bool, frames: str = "varied") -> Any:
             return word_request(
@@ -196,13 +203,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             outs, got = dict(outs), dict(got)
             for attempt in (1, 2):
                 failed = [k for k in keys if outs[k].stage != "checked"]
-                tok0, t0 = llm.report.tokens_out, time.perf_counter()
+                t0 = time.perf_counter()
                 res = llm.generate([rewrite_request(v4(k, True), attempt, args.seed) for k in failed])
                 new = outcomes_of(failed, dict(zip(failed, res, strict=True)), pos_of, stats, checker, True)
                 for k, r in zip(failed, res, strict=True):
                     if new[k].stage == "checked":
                         outs[k], got[k] = new[k], r
-                n_req, tok = n_req + len(failed), tok + llm.report.tokens_out - tok0
+                n_req, tok = n_req + len(failed), tok + sum(r.tokens_out for r in res)
                 sec += time.perf_counter() - t0
             variants["varied+samples"] = (outs, got, n_req, tok, sec)
             if "varied" not in wanted:

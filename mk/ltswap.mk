@@ -24,10 +24,12 @@ $(JUDGE_MODEL_DIR)/config.json: $(STAMP) corpusbench/assets/judge_model.py corpu
 # candidates (--per-cell 3; AgreementSwap one cell per bin, all three rules), in rounds that top up only
 # the short cells, under the caps as draw ceilings; the judge asks only about the drafts a cell still
 # needs. Writer v4 (5 corpus sentences in the cached system turn), guided decoding for all three subtasks
-# (each form after a short fixed opening that only it fits: "They will mend", "She saw a coat"; the
-# AgreementSwap noun opening each line), no same-lemma confirmation (the lexicon pairs come from
-# lemminflect; the judge answered "yes" to 129 of 129 such questions), --rewrites 1 (an InflectionSwap
-# form whose sentence failed while its partner's passed is written once more). Measured cold 2026-11-26
+# (#37: each form after one of many seeded openings that only its tag fits, "Yesterday the old man
+# mended", "Her uncle gave her two old coats", "the" before WordSwap nouns; the AgreementSwap noun
+# opening each line; WordSwap nouns and verbs; 2 noun pairs per AgreementSwap bin), no same-lemma
+# confirmation (the lexicon pairs come from lemminflect; the judge answered "yes" to 129 of 129 such
+# questions), --rewrites 1 (an InflectionSwap form whose sentence failed while its partner's passed is
+# written once more). Measured cold 2026-11-26
 # on 2 AVX2 cores, one vLLM CPU server: 7.9 min, 698 LLM requests, 3,679 generated tokens, kept 30 / 33 /
 # 33 (3 in each of the 32 cells); sentences passing the checks 85% / 87% / 96% (docs/ltswap.md).
 LTSWAP_DEMO_ARGS ?= --per-cell 3 --agreement-cells bin --max-per-bin wordswap=8,inflswap=6,agrswap=3 \
