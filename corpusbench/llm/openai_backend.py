@@ -199,7 +199,7 @@ class OpenAIBackend(Backend):
             except (KeyError, IndexError, TypeError, ValueError, AttributeError):
                 return TopTokens(status="error", error=f"no logprobs in response: {str(data)[:200]}")
             if not top:  # asked for k of them: an empty list is a broken reply, not "no option"
-                return TopTokens(status="error", error=f"empty top_logprobs in response: {str(data)[:200]}")
+                return TopTokens(status="error", error=f"empty top_logprobs in response (asked for {k})")
             return TopTokens(status="ok", top=top, tokens_in=n_in)
 
         return self._run_all(reqs, body, parse, on_item)
