@@ -101,3 +101,18 @@ def report_lines(report: Mapping[str, Any]) -> list[str]:
                 f"{c['quadruplets_valid']} of {c['quadruplets']} |"
             )
     return lines
+
+
+FIELDS = ("subtask", "rule", "bin", "w1", "w2", "tag1", "tag2", "s1_good", "s1_bad", "s2_good", "s2_bad")
+
+
+def unlabelled_rows(quads: Iterable[Mapping[str, Any]], source: str) -> list[dict[str, Any]]:
+    """A run's kept quadruplets as rows to label: the item and its contexts, no judge margin (labels are
+    given blind to it); ``id`` from the source and the quadruplet id."""
+    out = []
+    for q in quads:
+        row = {"id": f"{source}:{q['id']}", "source": source, **{k: q[k] for k in FIELDS}}
+        row["bin"] = int(row["bin"])
+        row |= {"context1": q.get("context1") or "", "context2": q.get("context2") or ""}
+        out.append(row)
+    return out
