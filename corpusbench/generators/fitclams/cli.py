@@ -194,10 +194,11 @@ def fitclams(
         if llm_check:  # long LLM work: the live display of LLM progress (a plain line in logs)
             from corpusbench.generators.fitclams.llm_check import llm_judge
             from corpusbench.llm import LLMSpec, open_llm
+            from corpusbench.llm.records import FailureBudget
             from corpusbench.progress_llm import LLMProgress
 
-            llm = stack.enter_context(
-                open_llm(LLMSpec(backend=canonical_backend(llm_backend), model=llm_model))
+            llm = stack.enter_context(  # a failed call stops the run (exit 3), never a silent "no veto"
+                open_llm(LLMSpec(backend=canonical_backend(llm_backend), model=llm_model), FailureBudget())
             )
             shown = stack.enter_context(LLMProgress(console, "fitclams --llm-check"))
             stack.enter_context(shown.watch(llm))
