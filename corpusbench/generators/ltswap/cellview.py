@@ -95,14 +95,15 @@ def plan_rows(
         for c in cellmod.cells_of(s, g, params.rules, params.by_length):
             drawn[c] += n
             pool[c] += len(pools[s][g])
+    expect = {c: round(min(kept.get(c, 0.0), params.per_cell or float("inf"))) for c in pool}
     rows = {
         c: CellRow(
             cell=c,
             target=params.per_cell,
-            kept=round(min(kept.get(c, 0.0), params.per_cell or float("inf"))),
+            kept=expect[c],
             drawn=drawn[c],
             left=pool[c] - drawn[c],
-            note="" if params.per_cell is None or kept.get(c, 0.0) >= params.per_cell else "may fall short",
+            note="" if params.per_cell is None or expect[c] >= params.per_cell else "may fall short",
         )
         for c in pool
         if pool[c]
