@@ -101,3 +101,18 @@ def vllm_server(model_dir: Path, vllm_py: Path, tmp_path_factory: pytest.TempPat
         _EARLY["server"] = handle
     handle.server.wait_healthy(timeout=600)
     return handle
+
+
+@pytest.fixture(scope="module")
+def ruth_stats(default_corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Corpus stats of the book of Ruth (from the default corpus), for short `ltswap build` runs."""
+    import shutil
+
+    from corpusbench.corpus.readers import CorpusSpec
+    from corpusbench.corpus.stats import StatsParams, compute_stats
+
+    corpus = tmp_path_factory.mktemp("ruth")
+    shutil.copy(default_corpus / "kjv" / "08-ruth.txt", corpus / "ruth.txt")
+    out = tmp_path_factory.mktemp("ruth-stats") / "stats"
+    compute_stats(CorpusSpec(path=str(corpus)), out, StatsParams())
+    return out

@@ -6,7 +6,6 @@ allowed); the LLM is ``FakeOpenAI``."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pandas as pd
@@ -15,8 +14,6 @@ from cliproc import corpusbench
 from fake_openai_server import FakeOpenAI
 from test_failure_disk_full import _grow, _mount
 
-from corpusbench.corpus.readers import CorpusSpec
-from corpusbench.corpus.stats import StatsParams, compute_stats
 from corpusbench.generators.ltswap.pipeline import SUBTASKS
 from corpusbench.llm.cache import ResultCache
 
@@ -36,16 +33,8 @@ def small_disk(tmp_path: Path):
         _mount(["umount", str(disk)])
 
 
-@pytest.fixture(scope="module")
-def stats(default_corpus, tmp_path_factory) -> Path:
-    corpus = tmp_path_factory.mktemp("corpus")
-    shutil.copy(default_corpus / "kjv" / "08-ruth.txt", corpus / "ruth.txt")
-    out = tmp_path_factory.mktemp("stats") / "stats"
-    compute_stats(CorpusSpec(path=str(corpus)), out, StatsParams())
-    return out
-
-
 def build(fake: FakeOpenAI, stats: Path, out: Path, cache: Path, cwd: Path):
+    """`ltswap build` of ``stats`` in a fresh process, against ``fake``."""
     return corpusbench(
         "ltswap", "build", "unused", "--stats", str(stats), "--out", str(out), "--cache", str(cache),
         "--llm-backend", "openai", "--base-url", fake.url, "--max-per-bin", "2", "--llm-retries", "0",
@@ -59,7 +48,8 @@ def run_tables(out: Path) -> dict[str, pd.DataFrame]:
     return tables
 
 
-def test_ltswap_build_with_its_cache_on_a_full_disk(small_disk, stats, tmp_path) -> None:
+def test_ltswap_build_with_its_cache_on_a_full_disk(small_disk, ruth_stats, tmp_path) -> None:
+    stats = ruth_stats
     with FakeOpenAI(model="fake") as fake:
         ref = build(fake, stats, tmp_path / "ref", tmp_path / "ref.sqlite", tmp_path)
         assert ref.returncode == 0, ref.stdout + ref.stderr

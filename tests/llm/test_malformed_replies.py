@@ -11,6 +11,7 @@ import time
 
 import pytest
 from fake_openai_server import FakeOpenAI
+from test_cache_disk_full import build
 from typer.testing import CliRunner
 
 from corpusbench.cli import app
@@ -149,3 +150,19 @@ def test_judge_on_a_trickling_server_exits_3_within_seconds(fake, items, tmp_pat
     assert r.exit_code == 3, r.output
     assert "timed out after 1.5s (tried twice)" in error_line(r.output)
     assert time.monotonic() - t0 < 15
+
+
+def test_build_on_empty_replies_exits_3_and_the_rerun_completes(fake, ruth_stats, tmp_path) -> None:
+    """`ltswap build` used to store every empty reply as an `ok` answer (and `release build` then failed
+    on "every subtask is empty", however healthy the server became)."""
+    out, cache = tmp_path / "lt", tmp_path / "lt.sqlite"
+    fake.reset("empty")
+    r = build(fake, ruth_stats, out, cache, tmp_path)
+    assert r.returncode == 3, r.stdout + r.stderr
+    assert "malformed answer: empty answer" in error_line(r.stderr)
+    assert not (out / "manifest.json").exists() and answers(cache) == 0
+    fake.reset("ok")
+    r = build(fake, ruth_stats, out, cache, tmp_path)
+    assert r.returncode == 0, r.stdout + r.stderr
+    report = json.loads((out / "manifest.json").read_text())["llm_report"]
+    assert report["failures"] == 0 and report["calls"] == fake.requests > 0
