@@ -102,7 +102,23 @@ FRAMES = {
 # past or -s verb follows a noun subject with a time phrase that rules out the other tense; a base verb a
 # modal or "to" and an adverb; an -ing verb a verb that takes one ("kept", "began"). The writer writes
 # the rest. ``frames="fixed"`` keeps the FRAMES above (the 2026-11-26 demo) for comparison.
-_ADJ = "[a-z][a-z][a-z]+"  # one free word of 3+ letters (no "of", "to"): the writer's adjective
+# the adjective between a number-marking determiner and an InflectionSwap noun: a list, not a free word
+# (a free [a-z]+ slot made the writer repeat the noun there, "many beasts beasts", or glue words,
+# "one ofthose"); plain adjectives any noun takes, the writer picks the one that fits
+ADJECTIVES = (
+    "old",
+    "other",
+    "little",
+    "great",
+    "good",
+    "fair",
+    "poor",
+    "strange",
+    "fine",
+    "small",
+    "young",
+    "new",
+)
 _ADV = "(often|always|never|slowly|quickly|quietly|carefully|gladly|soon|also|sometimes|rarely)"
 OPENINGS: dict[str, tuple[str, ...]] = {
     "NN": (
@@ -213,7 +229,8 @@ def opening(
     if vocab is not None:
         options = tuple(o for o in options if not oov_words(o.split(" "), vocab)) or options
     phrase = options[int(hashlib.sha256(f"{seed}:{form}:{tag}".encode()).hexdigest(), 16) % len(options)]
-    slot = f" {_ADJ}" if key.endswith("+") else f" {_ADV}" if tag == "VB" else ""
+    adjs = [a for a in ADJECTIVES if vocab is None or not oov_words([a], vocab)] or list(ADJECTIVES)
+    slot = f" ({'|'.join(adjs)})" if key.endswith("+") else f" {_ADV}" if tag == "VB" else ""
     return re.escape(phrase).replace("\\ ", " ") + slot  # spaces stay plain for every regex engine
 
 

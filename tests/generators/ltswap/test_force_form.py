@@ -30,7 +30,8 @@ def test_varied_openings_are_seeded_and_keep_the_target_away_from_a_telling_word
     assert len(firsts) >= 8  # many openings, not one per tag
     rx = form_regex("heavens", "NNS", seed=0, marked=True)
     det = next(o for o in OPENINGS["NNS+"] if rx.startswith(o + " "))
-    assert re.fullmatch(rx, f"{det} bright heavens shone above us.")
+    assert re.fullmatch(rx, f"{det} fair heavens shone above us.")
+    assert not re.fullmatch(rx, f"{det} heavens heavens shone above us.")  # an adjective of the list
     assert not re.fullmatch(rx, f"{det} heavens shone above us.")  # an adjective between determiner and noun
     rx = form_regex("purse", "NN", seed=0)
     assert rx.split(" purse")[0].endswith("the")  # "the", never a/an chosen by the target's first letter
