@@ -58,6 +58,8 @@ KNOWN: dict[str, Known] = {
             "--plan": "prints an estimate of the run and runs nothing",
             "--llm-backend": LLM_BLOCK,
             "--llm-model": LLM_BLOCK,
+            "--api-key": "a secret: never in a spec; the release reads OPENAI_API_KEY",
+            "--trust-remote-code": "runs a model folder's own code: asked for on the command line only",
         },
     ),
     "fitclams": Known(
