@@ -3,7 +3,8 @@
     python -m benchmarks.bench_eval_lmeval [--pairs FILE] [--model DIR] [--config prep_anim] [--repeats 1]
 
 Both tools score whole sentences (``--scoring full``; lm-eval's BLiMP-style ``multiple_choice`` task with
-an empty context, so both condition the first token on the model's BOS/EOS) on the same pairs, as
+an empty context and no target delimiter, so both score the sentence as written after the model's BOS;
+lm-eval's default delimiter would score it after a space: 0.5719 vs 0.5575 on prep_anim) on the same pairs, as
 separate processes one after the other (wall time includes imports and model loading, as a user waits),
 with the same threads. The pairs default to the ``--config`` paradigm of the demo's FIT-CLAMS folder
 (``out/demo/fitclams``, made by ``make demo``). Prints both times, the ratio and both accuracies (equal
@@ -34,6 +35,7 @@ dataset_kwargs:
 output_type: multiple_choice
 test_split: train
 doc_to_text: ""
+target_delimiter: ""
 doc_to_target: 0
 doc_to_choice: "{{{{[sentence_good, sentence_bad]}}}}"
 num_fewshot: 0
