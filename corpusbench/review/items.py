@@ -200,7 +200,8 @@ def _run_items(path: Path, configs: Sequence[str] | None) -> tuple[str, list[Ite
             continue
         for q in pq.read_table(file).to_pylist():
             items += _quad_items(q, sub, JUDGE_KEPT, (1, 2))
-    corpus = str(manifest.get("corpus", {}).get("fingerprint", ""))[:12] or path.name
+    fp = manifest.get("corpus", {}).get("fingerprint", "")
+    corpus = str(fp.get("sha256", "") if isinstance(fp, dict) else fp)[:12] or path.name
     return f"ltswap run {corpus}", items
 
 

@@ -24,6 +24,11 @@ def test_a_run_gives_both_pairs_of_every_quadruplet_and_one_pair_per_rejected_dr
     judges = Counter(i.judge for i in src.items)
     assert judges == {JUDGE_KEPT: 2 * len(QUADS), JUDGE_REJECTED: len(REJECTED)}
     assert src.kind == "ltswap-run" and src.name.startswith("ltswap run f00d")
+    manifest = run_dir / "manifest.json"  # a real run's corpus fingerprint is a dict with its sha256
+    manifest.write_text(
+        '{"kind": "corpusbench.ltswap", "corpus": {"fingerprint": {"sha256": "beef0123456789"}}}'
+    )
+    assert load_source(run_dir).name == "ltswap run beef01234567"
     assert src.populations["wordswap"] == {JUDGE_KEPT: 8, JUDGE_REJECTED: 2}
     # the pair the judge rejected: the second one when the first passed (margin 0.9 > threshold 0.1)
     (basket,) = [i for i in src.items if "basket" in i.good or "basket" in i.bad]
