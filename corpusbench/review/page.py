@@ -39,7 +39,8 @@ PAGE = """<!doctype html>
         border-radius:4px; padding:0 4px; background:#fafbfc; }
   textarea { width:100%; font:inherit; font-size:14px; border:1px solid var(--line); border-radius:7px;
              padding:6px 8px; margin-top:10px; resize:vertical; min-height:38px; }
-  .tools { display:flex; justify-content:space-between; align-items:center; margin-top:10px; }
+  .tools { display:flex; justify-content:space-between; align-items:center; gap:12px; margin-top:10px; }
+  .tools button { white-space:nowrap; flex:none; }
   .last { font-size:14px; color:var(--mute); }
   .last b { color:var(--ink); }
   .good { color:#1f5e3a; } .bad { color:#8c1d18; }

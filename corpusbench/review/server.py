@@ -94,6 +94,9 @@ class ReviewSession:
             bin=it.bin,
             judge=it.judge,
             good_shown=side,
+            good=it.good,  # the file reads on its own: which pair, and which sentence is the intended one
+            bad=it.bad,
+            ref=it.ref,
         )
         return self.state()
 

@@ -64,6 +64,10 @@ def test_label_undo_and_resume_through_the_api(served: tuple[str, object], relea
     )
     rows = read_rows(release_dir / "review" / "labels-ann.jsonl")  # on disk before the reply
     assert len(rows) == 1 and rows[0]["label"] == "invalid" and rows[0]["note"] == "odd"
+    assert (rows[0]["good"], rows[0]["bad"]) == (
+        server.session.by_fp[item["fingerprint"]].good,
+        server.session.by_fp[item["fingerprint"]].bad,
+    )
     truth = server.session.by_fp[item["fingerprint"]]
     assert rows[0]["picked"] == ("good" if item["sentences"][0] == truth.good else "bad")
     assert s["done"] == 1 and s["item"]["fingerprint"] != item["fingerprint"]
