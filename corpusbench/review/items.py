@@ -130,6 +130,13 @@ def _wanted(name: str, configs: Sequence[str] | None) -> bool:
     return not configs or name in configs
 
 
+def _wanted_subtask(sub: str, configs: Sequence[str] | None) -> bool:
+    """An LT-Swap subtask asked for by its name or a release config's (``ltswap-inflectionswap``)."""
+    if not configs:
+        return True
+    return sub in {LTSWAP_NAMES.get(c.rsplit("-", 1)[-1], c.rsplit("-", 1)[-1]) for c in configs}
+
+
 def release_fingerprints(path: Path, manifest: dict[str, Any]) -> set[str]:
     """The fingerprints of a release's pairs, from its ``manifest`` (a build not yet finished has none
     in ``provenance.json``)."""
@@ -196,7 +203,7 @@ def _run_items(path: Path, configs: Sequence[str] | None) -> tuple[str, list[Ite
     items: list[Item] = []
     for sub in TITLES:
         file = path / f"{sub}.parquet"
-        if not file.is_file() or not _wanted(sub, configs):
+        if not file.is_file() or not _wanted_subtask(sub, configs):
             continue
         for q in pq.read_table(file).to_pylist():
             items += _quad_items(q, sub, JUDGE_KEPT, (1, 2))
@@ -240,7 +247,7 @@ def _rejected_items(run: Path, configs: Sequence[str] | None) -> list[Item]:
             ):
                 continue
             sub = LTSWAP_NAMES.get(row["subtask"], row["subtask"])
-            if not _wanted(sub, configs):
+            if not _wanted_subtask(sub, configs):
                 continue
             margins, threshold = row.get("margins") or [], float(row.get("threshold", 0.0))
             k = next((i + 1 for i, m in enumerate(margins[:2]) if m is None or m <= threshold), 1)

@@ -49,6 +49,11 @@ def test_the_release_has_the_runs_pairs_under_the_same_fingerprints_without_its_
     assert noise.fingerprint == pair_fingerprint("The noise is", "The noises is")
     with_rej = load_source(release_dir, rejected_from=run_dir)
     assert Counter(i.judge for i in with_rej.items)[JUDGE_REJECTED] == len(REJECTED)
+    one = load_source(release_dir, configs=["ltswap-inflectionswap"], rejected_from=run_dir)
+    assert {(i.subtask, i.judge) for i in one.items} == {
+        ("inflswap", JUDGE_KEPT),
+        ("inflswap", JUDGE_REJECTED),
+    }
 
 
 def test_the_sample_spreads_over_cells_and_is_seeded(release_dir: Path, run_dir: Path) -> None:
