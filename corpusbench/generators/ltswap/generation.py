@@ -136,6 +136,10 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         "When they came back the",
         "Then the",
         "Most of the people knew the",
+        "In those days people praised the",
+        "Even the wise men wondered at the",
+        "All of a sudden the",
+        "Every morning she thought of the",
     ),
     "NN+": (  # number marked before a free adjective (InflectionSwap)
         "She looked for a long time at this",
@@ -190,6 +194,10 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         "He was afraid to",
         "The old woman asked us to",
         "Perhaps the king may",
+        "The servants promised to",
+        "Soon the little boy will",
+        "Everyone knew that we should",
+        "My brother hoped to",
     ),
     "VBD": (
         "Yesterday the old man",
