@@ -233,8 +233,8 @@ def _quad_items(q: dict[str, Any], sub: str, judge: str, pairs: Iterable[int]) -
 
 def _rejected_items(run: Path, configs: Sequence[str] | None) -> list[Item]:
     """Drafts the judge judged and dropped: rows with the four sentences in ``rejected_drafts.jsonl``
-    (``corpusbench review drafts`` writes it from a run's cache) or ``rejects.jsonl``. For each, the
-    pair the judge rejected (``margins``: the first below ``threshold``; else the first pair)."""
+    (``ltswap build`` writes it) or ``rejects.jsonl``. For each, the pair the judge rejected
+    (``margins``: the first at or below ``threshold``; else the first pair)."""
     items: list[Item] = []
     for name in REJECTED_FILES:
         file = run / name

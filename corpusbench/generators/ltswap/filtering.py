@@ -81,6 +81,37 @@ def assemble(d: Draft, item: JudgeItem, judgement: Judgement | None) -> Quadrupl
     )
 
 
+# the judge's own drops: a verdict, or an answer naming no option (a failed call is no verdict)
+JUDGE_DROPS = ("filter_rejected", "filter_below_threshold", "filter_no_answer")
+
+
+def rejected_row(d: Draft, item: JudgeItem, judgement: Judgement) -> dict[str, Any]:
+    """A draft the judge judged and dropped, as ``rejected_drafts.jsonl`` holds it (``corpusbench
+    review`` reads it): ``margins`` per minimal pair judged (one: the first pair failed), None without
+    an answer."""
+    return {
+        "id": item.id,
+        "subtask": d.subtask,
+        "rule": d.rule,
+        "bin": d.bin,
+        "w1": d.w1,
+        "w2": d.w2,
+        "s1_good": item.s1_good,
+        "s2_good": item.s2_good,
+        "s1_bad": item.s1_bad,
+        "s2_bad": item.s2_bad,
+        "reason": judgement.reason,
+        "filter_rule": judgement.rule,
+        "margins": None if judgement.margins is None else list(judgement.margins),
+        "threshold": judgement.threshold,
+    }
+
+
+def rejected_order(row: dict[str, Any]) -> tuple[Any, ...]:
+    """``rejected_drafts.jsonl``'s order: subtask, bin, rule, words, sentences (as the parquets)."""
+    return tuple(row[k] for k in ("subtask", "bin", "rule", "w1", "w2", "s1_good", "s2_good", "s1_bad"))
+
+
 def judge_to_fill(
     llm: Any,
     items: Sequence[JudgeItem],

@@ -1,4 +1,5 @@
-"""Writing a run: one parquet per subtask, candidates, funnel, rejects and the manifest (provenance)."""
+"""Writing a run: one parquet per subtask, candidates, funnel, rejects, the judge's rejected drafts and
+the manifest (provenance)."""
 
 from __future__ import annotations
 
@@ -68,9 +69,11 @@ def write_run(
     funnel: Funnel,
     rejects: list[dict[str, Any]],
     meta: dict[str, Any],
+    rejected: list[dict[str, Any]] | None = None,
 ) -> None:
     """Each file atomically. The old manifest goes first and the new one comes last, so a manifest
-    always describes complete files of one run."""
+    always describes complete files of one run. ``rejected``: the drafts the judge judged and dropped
+    (``rejected_drafts.jsonl``; written empty without, so no earlier run's file is left)."""
     out.mkdir(parents=True, exist_ok=True)
     (out / "manifest.json").unlink(missing_ok=True)
     for sub, qs in quads.items():
@@ -109,4 +112,5 @@ def write_run(
     rewrites = {"rewrites": funnel.rewrite_rows()} if funnel.rewrites else {}
     write_json(out / "funnel.json", {"stages": funnel.rows(), "drop_reasons": funnel.reasons(), **rewrites})
     write_jsonl(out / "rejects.jsonl", rejects)
+    write_jsonl(out / "rejected_drafts.jsonl", rejected or [])
     write_json(out / "manifest.json", meta)

@@ -35,12 +35,15 @@ from corpusbench.generators.ltswap.candidates import (
     seeded_groups,
 )
 from corpusbench.generators.ltswap.filtering import (
+    JUDGE_DROPS,
     assemble,
     draft_item,
     draft_key,
     judge_order,
     judge_to_fill,
     pick_nonce,
+    rejected_order,
+    rejected_row,
     spread_key,
     spread_order,
 )
@@ -218,6 +221,7 @@ class LtswapResult:
     manifest: dict[str, Any]
     rejects: list[dict[str, Any]] = field(default_factory=list)
     cells: list[cellmod.CellReport] | None = None  # --per-cell runs
+    rejected_drafts: list[dict[str, Any]] = field(default_factory=list)  # judged and dropped
 
 
 def item_pools(params: LtswapParams, cands: list[Candidate]) -> dict[str, dict[Any, list[Any]]]:
@@ -357,6 +361,7 @@ class Attempt:
     nonce: str
     rule: FilterRule
     by_length: bool = True  # AgreementSwap cells split into SHORT and LONG
+    rejected: list[dict[str, Any]] = field(default_factory=list)  # drafts the judge judged and dropped
 
     def kept_per_cell(self) -> Counter[cellmod.Cell]:
         return Counter(
@@ -401,7 +406,7 @@ def run_ltswap(
     if cell_reports is not None:
         meta["cells"] = [c.as_dict() for c in cell_reports]
         meta["rounds"] = rounds
-    write_run(out, quads, plan.cands, funnel, rejects, meta)
+    write_run(out, quads, plan.cands, funnel, rejects, meta, attempt.rejected)
     log.info("ltswap: %s quadruplets in %.1fs", {s: len(q) for s, q in quads.items()}, meta["seconds"])
     return LtswapResult(
         out=out,
@@ -411,6 +416,7 @@ def run_ltswap(
         manifest=meta,
         rejects=rejects,
         cells=cell_reports,
+        rejected_drafts=attempt.rejected,
     )
 
 
@@ -637,6 +643,7 @@ def _attempt(
             _bar(progress, "filter"),
         )
     quads: dict[str, list[Quadruplet]] = {s: [] for s in SUBTASKS}
+    rejected: list[dict[str, Any]] = []  # this pass's (the run writes its last pass's, as its rejects)
     for n, d in enumerate(drafts):
         j = verdicts[n]
         if not params.llm_filter or (j is not None and j.keep):
@@ -644,8 +651,17 @@ def _attempt(
             quads[d.subtask].append(assemble(d, items[n], j))
         else:
             funnel.drop(d.subtask, d.bin, j.reason if j is not None else "cell_full")
+            if j is not None and j.reason in JUDGE_DROPS:
+                rejected.append(rejected_row(d, items[n], j))
     for s in quads:
         quads[s].sort(key=lambda q: (q.bin, q.rule, q.w1, q.w2, q.id))
+    rejected.sort(key=rejected_order)
     return Attempt(
-        quads=quads, funnel=funnel, rejects=rejects, nonce=nonce, rule=rule, by_length=params.by_length
+        quads=quads,
+        funnel=funnel,
+        rejects=rejects,
+        nonce=nonce,
+        rule=rule,
+        by_length=params.by_length,
+        rejected=rejected,
     )
