@@ -121,7 +121,7 @@ def _model(ctx: GeneratorContext) -> str:
     return str(path) if path.is_dir() else ctx.llm.model
 
 
-_DEFAULTS = {"rewrites": 0}  # parameters added since runs were reused: their value before they existed
+_DEFAULTS = {"rewrites": 0, "frames": "fixed"}  # parameters added since runs were reused: their value before
 
 
 def why_not_reused(
