@@ -24,6 +24,7 @@ def test_columns_env_wins(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_ltswap_funnel_fits_80_columns(monkeypatch: pytest.MonkeyPatch) -> None:
     from corpusbench.generators.ltswap import cli
     from corpusbench.generators.ltswap.funnel import STAGES, Funnel
+    from corpusbench.generators.ltswap.pipeline import LtswapParams
     from corpusbench.generators.ltswap.records import SUBTASKS
 
     funnel = Funnel()
@@ -35,11 +36,11 @@ def test_ltswap_funnel_fits_80_columns(monkeypatch: pytest.MonkeyPatch) -> None:
     result = SimpleNamespace(
         out="out/demo/ltswap",
         funnel=funnel,
-        quadruplets={sub: [object()] * 6 if sub == "wordswap" else [] for sub in SUBTASKS},
+        quadruplets={s: [SimpleNamespace(bin=3, rule=None)] * 6 if s == "wordswap" else [] for s in SUBTASKS},
         manifest={"llm_report": {"calls": 231}, "seconds": 64},
         cells=None,  # a run without --per-cell
     )
-    cli._print(result)
+    cli._print(result, LtswapParams())
     table = buf.getvalue().split("wordswap:")[0]  # the reason lines after it are soft-wrapped on purpose
     assert max(len(line) for line in table.splitlines()) <= 80
     for stage in STAGES:  # whole stage names, not 'candida' / 'confirm' / 'generat'

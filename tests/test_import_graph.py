@@ -152,6 +152,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "console",
         "errors",
         "families",
+        "heuristics",  # surface rules for minimal pairs: LT-Swap's shortcut filter and the audit's baselines
         "imports",
         "intervals",
         "io",

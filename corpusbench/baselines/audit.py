@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from corpusbench.baselines import heuristics
+from corpusbench import heuristics
 from corpusbench.baselines.scoring import NgramScorer
 from corpusbench.baselines.train import TrainParams, model_manifest, train_ngrams
 from corpusbench.corpus.readers import CorpusSpec

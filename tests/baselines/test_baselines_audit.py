@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from corpusbench.baselines import heuristics as h
+from corpusbench import heuristics as h
 from corpusbench.baselines.audit import AuditParams, run_audit
 from corpusbench.publish.build import build_release, verify_build
 from corpusbench.publish.render import write_release_files

@@ -107,7 +107,7 @@ def swap_shortcut(p: Parsed, word: str, other: str, lang: str = "en") -> str:
     rare word, or "": the two sentences are identical (``identical_sentences``), the swap changes a token
     besides the target (``swap_changes_other_word``), or an a/an before the target fits only one of the
     two words' initial sounds (``article_leak``, English)."""
-    from corpusbench.baselines.heuristics import article_for
+    from corpusbench.heuristics import article_for
 
     good, bad = render(p, word), render(p, other)
     if good.lower() == bad.lower():

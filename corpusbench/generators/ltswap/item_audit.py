@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from corpusbench.baselines import heuristics
+from corpusbench import heuristics
 
 SUBTASK_NAMES = {"inflectionswap": "inflswap", "agreementswap": "agrswap"}
 NUMBER_DETS = heuristics.PLURAL_DETS | heuristics.SINGULAR_DETS

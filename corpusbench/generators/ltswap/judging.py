@@ -277,7 +277,7 @@ def _find(text: str, word: str) -> bool:
 def _replace(text: str, word: str, by: str) -> str:
     """``text`` with every whole-word occurrence of ``word`` replaced by ``by`` (case kept), and an "a"/"an"
     right before it made to fit ``by`` ("an otter" -> "a blick")."""
-    from corpusbench.baselines.heuristics import article_for
+    from corpusbench.heuristics import article_for
 
     out = _pattern(word).sub(lambda m: match_case(by, m.group(0)), text)
     art = re.compile(rf"(?<!\w)(an?)(\s+)(?={re.escape(by)}(?!\w))", flags=re.IGNORECASE)

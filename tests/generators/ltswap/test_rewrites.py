@@ -119,9 +119,13 @@ def test_bad_rewrites(bad):
         LtswapParams(rewrites=bad)
 
 
-def test_a_run_from_before_the_param_is_reused_as_zero():
+def test_a_run_from_before_the_param_is_reused_as_its_old_value():
+    """A run made before ``rewrites`` and ``frames`` existed ran with 0 rewrites and the fixed frames."""
     from corpusbench.publish.adapters.ltswap import why_not_reused
 
     old = {"parameters": {"seed": 0}, "corpus": {"fingerprint": "f"}, "llm": {"model": "m"}}
-    assert why_not_reused(old, {"seed": 0, "rewrites": 0}, "f", "m") is None
-    assert "rewrites differs (spec 1, run 0)" in why_not_reused(old, {"seed": 0, "rewrites": 1}, "f", "m")
+    then = {"seed": 0, "rewrites": 0, "frames": "fixed"}
+    assert why_not_reused(old, then, "f", "m") is None
+    assert "rewrites differs (spec 1, run 0)" in why_not_reused(old, {**then, "rewrites": 1}, "f", "m")
+    varied = why_not_reused(old, {**then, "frames": "varied"}, "f", "m")
+    assert 'frames differs (spec "varied", run "fixed")' in varied

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from corpusbench.baselines import heuristics
+from corpusbench import heuristics
 from corpusbench.generators.ltswap.assembly import drop_shortcuts
 from corpusbench.generators.ltswap.checks import swap_shortcut
 from corpusbench.generators.ltswap.funnel import Funnel
