@@ -28,6 +28,7 @@ from corpusbench.errors import BackendError, ConfigError
 from corpusbench.llm.api import DEFAULT_RETRIES, DEFAULT_TIMEOUT
 from corpusbench.llm.base import Backend, OnResult, TopTokens, chat_messages, sample_seed
 from corpusbench.llm.records import ChoiceRequest, GenRequest, GenResult, as_failure
+from corpusbench.llm.server import served_name
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -77,6 +78,8 @@ class OpenAIBackend(Backend):
         served = self._served_models()
         if model is None:
             model = served[0]
+        elif model not in served and served_name(model) in served:
+            model = served_name(model)  # a local folder, served under its name (as `llm serve` does)
         elif model not in served:
             raise ConfigError(
                 f"unknown model {model!r}: the server at {self.base_url} serves "

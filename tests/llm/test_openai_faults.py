@@ -86,6 +86,15 @@ def test_unknown_model(fake, backend) -> None:
         backend.generate([GenRequest(id="w", prompt="wrong model")])
 
 
+def test_a_local_folder_is_asked_for_under_its_served_name(fake, tmp_path) -> None:
+    """`--base-url URL --model models/NAME` finds the server that `llm serve --model models/NAME` started."""
+    folder = tmp_path / "flaky"
+    folder.mkdir()
+    assert OpenAIBackend(fake.url, str(folder)).model == "flaky"
+    with pytest.raises(ConfigError, match="unknown model"):
+        OpenAIBackend(fake.url, str(tmp_path / "llama"))  # no such folder and not served
+
+
 def test_unreachable_url_names_url_and_fix() -> None:
     url = f"http://127.0.0.1:{free_port()}/v1"
     with pytest.raises(BackendError) as e:
