@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import errno
 import json
-import shutil
 import sqlite3
 import subprocess
 from collections.abc import Iterator
@@ -13,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from cliproc import corpusbench
+from tmpfs import grow, small_tmpfs
 
 from corpusbench.errors import DiskFullError, disk_full_error
 
@@ -20,29 +20,11 @@ TESTS = Path(__file__).resolve().parent
 CORPUS = TESTS / "data" / "genesis_40.txt"
 
 
-def _mount(args: list[str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(args, capture_output=True, text=True, check=False, timeout=30)
-
-
 @pytest.fixture
 def small_disk(tmp_path: Path) -> Iterator[Path]:
-    """An 8 KiB tmpfs (two pages); ``remount`` grows it to 64 MiB."""
-    if shutil.which("mount") is None:
-        pytest.skip("no mount command")
-    disk = tmp_path / "disk"
-    disk.mkdir()
-    done = _mount(["mount", "-t", "tmpfs", "-o", "size=8k", "tmpfs", str(disk)])
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip() or done.returncode}")
-    try:
+    """An 8 KiB tmpfs (two pages); ``grow`` makes it 64 MiB."""
+    with small_tmpfs(tmp_path / "disk", "8k") as disk:
         yield disk
-    finally:
-        _mount(["umount", str(disk)])
-
-
-def _grow(disk: Path) -> None:
-    done = _mount(["mount", "-o", "remount,size=64m", str(disk)])
-    assert done.returncode == 0, done.stderr
 
 
 def _assert_disk_full(proc: subprocess.CompletedProcess[str], disk: Path) -> None:
@@ -56,7 +38,7 @@ def _assert_disk_full(proc: subprocess.CompletedProcess[str], disk: Path) -> Non
 def test_stats_on_a_full_disk(small_disk: Path, tmp_path: Path) -> None:
     out = small_disk / "stats"
     _assert_disk_full(corpusbench("stats", str(CORPUS), "--out", str(out), cwd=tmp_path), small_disk)
-    _grow(small_disk)
+    grow(small_disk)
     rerun = corpusbench("stats", str(CORPUS), "--out", str(out), cwd=tmp_path)
     assert rerun.returncode == 0, rerun.stderr
     assert (out / "manifest.json").is_file()
@@ -75,7 +57,7 @@ def test_eval_run_on_a_full_disk(small_disk: Path, tmp_path: Path) -> None:
     args = ("eval", "run", "--dataset", str(pairs), "--model", f"ngram:{model}")
     out = small_disk / "eval"
     _assert_disk_full(corpusbench(*args, "--out", str(out), cwd=tmp_path), small_disk)
-    _grow(small_disk)
+    grow(small_disk)
     rerun = corpusbench(*args, "--out", str(out), cwd=tmp_path)
     assert rerun.returncode == 0, rerun.stderr
     assert (out / "results.json").is_file()

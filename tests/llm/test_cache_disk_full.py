@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 from cliproc import corpusbench
 from fake_openai_server import FakeOpenAI
-from test_failure_disk_full import _grow, _mount
+from tmpfs import grow, small_tmpfs
 
 from corpusbench.generators.ltswap.pipeline import SUBTASKS
 from corpusbench.llm.cache import ResultCache
@@ -22,15 +22,8 @@ from corpusbench.llm.cache import ResultCache
 def small_disk(tmp_path: Path):
     """A 128 KiB tmpfs: room for the cache's first answers (its WAL index alone takes 32 KiB), not for a
     run's."""
-    disk = tmp_path / "disk"
-    disk.mkdir()
-    done = _mount(["mount", "-t", "tmpfs", "-o", "size=128k", "tmpfs", str(disk)])
-    if done.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip() or done.returncode}")
-    try:
+    with small_tmpfs(tmp_path / "disk", "128k") as disk:
         yield disk
-    finally:
-        _mount(["umount", str(disk)])
 
 
 def build(fake: FakeOpenAI, stats: Path, out: Path, cache: Path, cwd: Path):
@@ -63,7 +56,7 @@ def test_ltswap_build_with_its_cache_on_a_full_disk(small_disk, ruth_stats, tmp_
             lines
         )
         assert not (out / "manifest.json").exists()  # no run, nothing half-written
-        _grow(small_disk)
+        grow(small_disk)
         kept = sum(ResultCache(cache).counts().values())
         assert 0 < kept < sent, (kept, sent)  # the answers received before the disk filled up
         fake.reset("ok")
