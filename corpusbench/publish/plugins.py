@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
 
-    from corpusbench.publish.spec import GeneratorSpec, LLMSpec, ReleaseSpec
+    from corpusbench.publish.spec import GeneratorSpec, ReleaseLLM, ReleaseSpec
 
 Task = Literal["minimal_pairs", "prefix_pairs", "cac", "other"]
 #: Columns a config of each task kind must have (string, non-null).
@@ -137,7 +137,7 @@ class GeneratorContext:
     corpus: ResolvedCorpus | None
     work_dir: Path
     seed: int
-    llm: LLMSpec | None
+    llm: ReleaseLLM | None
     base_dir: Path  # folder of the spec file: relative paths in params resolve against it
     log: Callable[[str], None] = lambda _msg: None
 

@@ -37,8 +37,9 @@ SPEC_CHECKS: list[Callable[[ReleaseSpec, str], None]] = []
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class CorpusSpec:
-    """A corpus: its text (``path``), optionally its ``corpusbench stats`` folder, and its licence.
+class ReleaseCorpus:
+    """A release's corpus (``corpora.KEY``): its text (``path``), optionally its ``corpusbench stats``
+    folder, and its licence. (How a text is read is :class:`corpusbench.corpus.readers.CorpusSpec`.)
 
     ``license`` is the licence of the corpus text (a Hub licence id, or ``public-domain``); every config
     built from it and the release carry it (see :mod:`corpusbench.publish.licences`). ``attribution``
@@ -54,8 +55,9 @@ class CorpusSpec:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class LLMSpec:
-    """The LLM a generator (LT-Swap) uses, recorded in the card and provenance."""
+class ReleaseLLM:
+    """A release's ``llm:`` block: the LLM a family (LT-Swap) writes and judges with, recorded in the card
+    and provenance. (How an LLM is opened is :class:`corpusbench.llm.api.LLMSpec`.)"""
 
     model: str
     backend: str = "vllm-server"  # as every command's --llm-backend (llm.api.DEFAULT_BACKEND)
@@ -87,8 +89,8 @@ class ReleaseSpec:
     language: tuple[str, ...] = ("en",)
     tags: tuple[str, ...] = ()
     seed: int = 0
-    corpora: dict[str, CorpusSpec] = field(default_factory=dict)
-    llm: LLMSpec | None = None
+    corpora: dict[str, ReleaseCorpus] = field(default_factory=dict)
+    llm: ReleaseLLM | None = None
     limitations: tuple[str, ...] = ()
     source: Path | None = field(default=None, compare=False)  # the YAML file; not part of the spec
 

@@ -11,7 +11,7 @@ from conftest import DOC, ROOT, doc_example
 
 from corpusbench.errors import ConfigError
 from corpusbench.publish.params import SCHEMAS, all_keys
-from corpusbench.publish.spec import CorpusSpec, GeneratorSpec, LLMSpec, ReleaseSpec
+from corpusbench.publish.spec import GeneratorSpec, ReleaseCorpus, ReleaseLLM, ReleaseSpec
 
 
 def test_the_documented_example_builds(doc_release: Path) -> None:
@@ -35,9 +35,9 @@ def test_every_spec_field_is_documented() -> None:
     text = DOC.read_text(encoding="utf-8")
     skip = {"source", "corpora", "generators", "llm"}  # documented by their sub-fields
     fields = [f.name for f in dataclasses.fields(ReleaseSpec) if f.name not in skip]
-    fields += [f"corpora.KEY.{f.name}" for f in dataclasses.fields(CorpusSpec)]
+    fields += [f"corpora.KEY.{f.name}" for f in dataclasses.fields(ReleaseCorpus)]
     fields += [f"generators[].{f.name}" for f in dataclasses.fields(GeneratorSpec)]
-    fields += [f"llm.{f.name}" for f in dataclasses.fields(LLMSpec)]
+    fields += [f"llm.{f.name}" for f in dataclasses.fields(ReleaseLLM)]
     missing = [f for f in fields if f"`{f}`" not in text]
     assert missing == []
 

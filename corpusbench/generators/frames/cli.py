@@ -122,7 +122,7 @@ def eval_clusters_cmd(
 ) -> None:
     """Substitutable precision/recall (and, with --gold, matched accuracy and pairwise P/R) of clusterings."""
     from corpusbench.errors import ConfigError
-    from corpusbench.generators.frames.sweep import EvalSpec, run_eval
+    from corpusbench.generators.frames.sweep import ClusterEvalSpec, run_eval
 
     if embeddings not in ("input", "contextual"):
         raise ConfigError(f"--embeddings must be input or contextual (got {embeddings!r})")
@@ -133,7 +133,7 @@ def eval_clusters_cmd(
     modes = {"both": ("merge", "split"), "merge": ("merge",), "split": ("split",)}.get(unclustered)
     if modes is None:
         raise ConfigError(f"--unclustered must be merge, split or both (got {unclustered!r})")
-    spec = EvalSpec(
+    spec = ClusterEvalSpec(
         frames=frames,
         clusterings=tuple(clustering),
         frequent_frames_corpus=frequent_frames,

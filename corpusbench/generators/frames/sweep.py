@@ -1,6 +1,6 @@
 """``eval clusters``: score clusterings (files, frequent frames, LM k-means over K), correlate the measures.
 
-One ``EvalSpec`` names the frames folder, the clusterings to build or load, the gold stats and the
+One ``ClusterEvalSpec`` names the frames folder, the clusterings to build or load, the gold stats and the
 unclustered-words conditions; ``run_eval`` scores each (clustering, condition) and, over three or more
 rows, reports Spearman's rho between SP and pairwise precision, SR and pairwise recall, SP and matched
 accuracy (the paper's Table 2). Results go to ``results.json`` (with provenance) and a plot, atomically.
@@ -40,7 +40,9 @@ CORRELATIONS = (
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class EvalSpec:
+class ClusterEvalSpec:
+    """What `eval clusters` scores (frames); a model eval run is :class:`corpusbench.eval.spec.EvalSpec`."""
+
     frames: Path
     clusterings: tuple[Path, ...] = ()
     frequent_frames_corpus: str | None = None  # training corpus for the Mintz baseline
@@ -88,7 +90,9 @@ def lm_words(stats: CorpusStats, max_words: int | None, min_count: int) -> list[
     return [f for f, _ in ranked[:max_words]]
 
 
-def lm_clusterings(spec: EvalSpec, words: list[str], progress: Progress | None = None) -> list[Clustering]:
+def lm_clusterings(
+    spec: ClusterEvalSpec, words: list[str], progress: Progress | None = None
+) -> list[Clustering]:
     """One k-means clustering per K over the model's input or contextual embeddings."""
     from corpusbench.generators.frames.embed import contextual_embeddings, input_embeddings, kmeans_clustering
 
@@ -113,7 +117,7 @@ def lm_clusterings(spec: EvalSpec, words: list[str], progress: Progress | None =
     return out
 
 
-def run_eval(spec: EvalSpec, out: Path | None = None, progress: Progress | None = None) -> EvalReport:
+def run_eval(spec: ClusterEvalSpec, out: Path | None = None, progress: Progress | None = None) -> EvalReport:
     manifest = read_json(spec.frames / "manifest.json") if (spec.frames / "manifest.json").is_file() else {}
     gold = gold_counts(CorpusStats.load(spec.gold), spec.gold_level, spec.gold_unit) if spec.gold else None
     clusterings = [load_clustering(p) for p in spec.clusterings]
@@ -163,7 +167,7 @@ def correlate(rows: list[dict[str, Any]], conditions: tuple[str, ...]) -> dict[s
     return out
 
 
-def _write(report: EvalReport, spec: EvalSpec, manifest: dict[str, Any], out: Path) -> None:
+def _write(report: EvalReport, spec: ClusterEvalSpec, manifest: dict[str, Any], out: Path) -> None:
     from corpusbench.generators.frames.plots import plot_sp_pp
 
     with atomic_dir(out) as tmp:
