@@ -133,6 +133,115 @@ def prev_word_suffix(ws: list[str], i: int) -> float:
     return _AFTER.get(ws[i - 1], {}).get(suffix_class(ws[i]), 0.0)
 
 
+# nearest-cue (#37): the grammatical cue nearest before the target, within its own window, and the
+# target's ending. Each cue class: (the words, or (word before, word) bigrams; how far before the target it
+# may stand; the fit of each ending). A class never reads the target word itself.
+_NUMBERS = ("four", "five", "six", "seven", "eight", "nine", "ten", "twelve", "twenty", "hundred")
+_CUES: tuple[tuple[str, frozenset[str], frozenset[tuple[str, str]], int, dict[str, float]], ...] = (
+    ("plural-number", frozenset(PLURAL_DETS | set(_NUMBERS)), frozenset(), 2, {"s": 1, "bare": -1}),
+    ("singular-number", frozenset(SINGULAR_DETS), frozenset(), 2, {"s": -1, "bare": 1}),
+    (
+        "modal",
+        frozenset({*_MODALS, "do", "does", "did", "let", "shall"}),
+        frozenset(),
+        2,
+        {"bare": 1, "s": -1, "ed": -1, "ing": -1},
+    ),
+    (
+        "perfect",
+        frozenset({"has", "had", "have", "hath"}),
+        frozenset(),
+        2,
+        {"ed": 1, "bare": -1, "s": -1, "ing": -1},
+    ),
+    (
+        "be",
+        frozenset({"is", "was", "are", "were", "am", "be", "been"}),
+        frozenset(),
+        2,
+        {"ing": 1, "ed": 0.5, "bare": -1, "s": -1},
+    ),
+    (
+        "takes-ing",
+        frozenset(
+            {
+                "kept",
+                "keep",
+                "keeps",
+                "began",
+                "begin",
+                "started",
+                "start",
+                "stop",
+                "stopped",
+                "busy",
+                "spent",
+                "spend",
+                "finished",
+                "enjoyed",
+                "avoided",
+                "from",
+            }
+        ),
+        frozenset({("went", "on"), ("fond", "of"), ("weary", "of"), ("tired", "of")}),
+        1,
+        {"ing": 1, "bare": -1, "s": -1, "ed": -1},
+    ),
+    ("he-she-it", frozenset({"he", "she", "it"}), frozenset(), 2, {"s": 1, "ed": 1, "bare": -1, "ing": -1}),
+    (
+        "i-we-they",
+        frozenset({"i", "we", "they", "you"}),
+        frozenset(),
+        2,
+        {"bare": 1, "ed": 1, "s": -1, "ing": -1},
+    ),
+    (
+        "past-time",
+        frozenset({"yesterday", "ago", "last", "once", "formerly"}),
+        frozenset(
+            {("that", "morning"), ("that", "night"), ("that", "day"), ("one", "day"), ("those", "days")}
+        ),
+        8,
+        {"ed": 1, "s": -1, "bare": -1},
+    ),
+    (
+        "present-time",
+        frozenset({"now", "nowadays", "today", "present", "presently"}),
+        frozenset(
+            {("this", "day"), ("these", "days"), ("our", "time"), ("very", "moment"), ("this", "moment")}
+        ),
+        8,
+        {"s": 1, "bare": 1, "ed": -1},
+    ),
+    ("future-time", frozenset({"tomorrow", "soon"}), frozenset(), 8, {"bare": 1, "ed": -1, "s": -1}),
+)
+
+
+def nearest_cue(ws: list[str], i: int) -> tuple[str, int] | None:
+    """The cue class nearest before ``ws[i]`` within its window, and its position; None without one.
+    A time phrase's bigram ("this day") counts at its last word."""
+    for j in range(i - 1, max(-1, i - 9), -1):
+        for name, single, pairs, window, _ in _CUES:
+            if i - j > window:
+                continue
+            if ws[j] in single or (j > 0 and (ws[j - 1], ws[j]) in pairs):
+                return name, j
+    return None
+
+
+_CUE_FIT = {name: fit for name, _, _, _, fit in _CUES}
+
+
+def nearest_cue_suffix(ws: list[str], i: int) -> float:
+    """How well the target's ending (-s, -ed, -ing, none) fits the grammatical cue nearest before it
+    (a number determiner or numeral, a modal or "to", has/have/had, a form of "be", a verb that takes
+    -ing, a subject pronoun, a time adverb); never reads the target word itself."""
+    if i >= len(ws) or i == 0:
+        return 0.0
+    cue = nearest_cue(ws, i)
+    return 0.0 if cue is None else _CUE_FIT[cue[0]].get(suffix_class(ws[i]), 0.0)
+
+
 def prefer_s(ws: list[str], i: int) -> float:
     """Prefer the sentence whose target word ends in -s (a bias, not a rule)."""
     return 1.0 if i < len(ws) and _s(ws[i]) else 0.0
@@ -160,6 +269,11 @@ RULES: dict[str, tuple[Rule, str]] = {
     "prev-word-suffix": (
         prev_word_suffix,
         "the target's ending (-s, -ed, -ing, none) fits the word before it; never reads the target",
+    ),
+    "nearest-cue": (
+        nearest_cue_suffix,
+        "the target's ending fits the grammatical cue nearest before it (number word, modal or to, "
+        "has/have, be, subject pronoun, time adverb); never reads the target",
     ),
     "article-class": (article_class, "after a/an the target's initial sound matches the article"),
 }

@@ -4,7 +4,9 @@ open, how long they are, and how many of its minimal pairs a rule that never rea
 ``audit_items`` takes quadruplet rows (a run's ``<subtask>.parquet`` or the labelled set's JSONL) and
 reports per subtask: the share of sentences whose first two words are one of the three most common
 openings, mean words per good sentence, InflectionSwap noun pairs with a number-marking determiner right
-before the noun, pairs the previous-word + suffix rule decides (right or wrong, not a tie), and a/an leaks.
+before the noun, pairs the previous-word + suffix rule decides (right or wrong, not a tie), pairs the
+nearest-cue rule decides (the grammatical cue nearest before the target within its window, and the
+target's ending: ``heuristics.nearest_cue_suffix``) with the cue classes it found, and a/an leaks.
 """
 
 from __future__ import annotations
@@ -45,11 +47,18 @@ def audit_items(rows: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
         openings = Counter(_opening(g) for g in goods)
         top3 = sum(n for _, n in openings.most_common(3))
         pairs = [p for q in qs for p in pairs_of(q)]
-        decided = right = leaks = 0
+        decided = right = leaks = cue_decided = cue_right = 0
+        cues: Counter[str] = Counter()
         for good, bad in pairs:
             s = heuristics.pair_score(heuristics.prev_word_suffix, good, bad)
             decided += s != 0.5
             right += s == 1.0
+            c = heuristics.pair_score(heuristics.nearest_cue_suffix, good, bad)
+            cue_decided += c != 0.5
+            cue_right += c == 1.0
+            ws = heuristics.words(good)
+            cue = heuristics.nearest_cue(ws, _target_index(good, bad))
+            cues[cue[0] if cue else "none"] += 1
             leaks += heuristics.pair_score(heuristics.article_class, good, bad) != 0.5
         noun_pairs = [(g, b) for q in qs if q.get("rule") == "NOUN" for g, b in pairs_of(q)]
         det_before = sum(
@@ -68,6 +77,10 @@ def audit_items(rows: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
             "prev_word_suffix_decides": decided,
             "prev_word_suffix_right": right,
             "prev_word_suffix_decided_share": round(decided / len(pairs), 3) if pairs else None,
+            "nearest_cue_decides": cue_decided,
+            "nearest_cue_right": cue_right,
+            "nearest_cue_decided_share": round(cue_decided / len(pairs), 3) if pairs else None,
+            "nearest_cues": dict(sorted(cues.items())),
             "article_leaks": leaks,
             "noun_pairs": len(noun_pairs),
             "noun_pairs_number_det_before": det_before,

@@ -24,6 +24,13 @@ def test_audit_counts_what_a_linguist_would_count() -> None:
     assert inf["quadruplets"] == 2 and inf["pairs"] == 4
     assert inf["prev_word_suffix_decides"] == 2 and inf["prev_word_suffix_right"] == 2  # the noun pairs only
     assert inf["noun_pairs"] == 2 and inf["noun_pairs_number_det_before"] == 2
+    assert inf["nearest_cue_decides"] == 4 and inf["nearest_cue_right"] == 4  # the time phrases too
+    assert inf["nearest_cues"] == {
+        "past-time": 1,
+        "plural-number": 1,
+        "present-time": 1,
+        "singular-number": 1,
+    }
     assert inf["top3_opening_share"] == 1.0 and inf["lemmas_per_cell"] == {"3": 1, "4": 1}
     assert got["wordswap"]["article_leaks"] == 1 and got["wordswap"]["pos"] == {"NOUN": 1}
     assert got["wordswap"]["mean_words"] == 4.0

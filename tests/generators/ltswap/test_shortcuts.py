@@ -66,3 +66,29 @@ def test_target_blind_rules() -> None:
     assert score(heuristics.article_class, "They saw an otter.", "They saw an beaver.") == 1.0
     assert score(heuristics.article_class, "They saw the otter.", "They saw the beaver.") == 0.5
     assert heuristics.article_for("hour") == "an" and heuristics.article_for("unit") == "a"
+
+
+def test_nearest_cue_looks_past_an_adjective_or_adverb_never_at_the_word() -> None:
+    score = heuristics.pair_score
+    rule = heuristics.nearest_cue_suffix
+    # the word right before the target is an adjective/adverb: prev-word-suffix ties, nearest-cue decides
+    assert (
+        score(
+            heuristics.prev_word_suffix,
+            "Her uncle gave her two old coats.",
+            "Her uncle gave her two old coat.",
+        )
+        == 0.5
+    )
+    assert score(rule, "Her uncle gave her two old coats.", "Her uncle gave her two old coat.") == 1.0
+    assert score(rule, "On the table lay one small ground.", "On the table lay one small grounds.") == 1.0
+    assert score(rule, "Nobody wanted to quietly mend it.", "Nobody wanted to quietly mended it.") == 1.0
+    # a time phrase several words back decides a past against an -s form
+    assert score(rule, "Yesterday the old man mended it.", "Yesterday the old man mends it.") == 1.0
+    assert score(rule, "To this day the king mends it.", "To this day the king mended it.") == 1.0
+    # a determiner three words back is out of its window; no cue at all: a tie
+    assert heuristics.nearest_cue(heuristics.words("these very old grey coats"), 4) is None
+    assert score(rule, "The otter swam home.", "The beaver swam home.") == 0.5
+    # the rule sees the ending only: the same ending on both words is a tie
+    assert score(rule, "They will mend it.", "They will bend it.") == 0.5
+    assert "nearest-cue" in heuristics.RULES  # so the release audit and the card show it
