@@ -9,6 +9,8 @@ from __future__ import annotations
 import errno
 import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 
 class CorpusbenchError(Exception):
@@ -27,6 +29,29 @@ class ConfigError(CorpusbenchError, ValueError):
     """Bad specs, options, registry names or prompt templates."""
 
     exit_code = 2
+
+
+class ParamError(ConfigError):
+    """A bad value of one parameter, named as the library calls it (``per_cell``), never as a command line
+    or a spec spells it: the caller re-raises it under its own name with :meth:`named` (the CLI through
+    :func:`option_names`: ``--per-cell``; ``release build``: ``generators.ltswap.params.per_cell``)."""
+
+    def __init__(self, param: str, problem: str) -> None:
+        self.param, self.problem = param, problem
+        super().__init__(f"{param} {problem}")
+
+    def named(self, name: str) -> ConfigError:
+        return ConfigError(f"{name} {self.problem}")
+
+
+@contextmanager
+def option_names(**spelling: str) -> Iterator[None]:
+    """A command's body: a :class:`ParamError` raised inside names the command's option instead of the
+    parameter (``--per-cell`` for ``per_cell``; ``spelling``: the exceptions, ``timeout="--llm-timeout"``)."""
+    try:
+        yield
+    except ParamError as e:
+        raise e.named(spelling.get(e.param, "--" + e.param.replace("_", "-"))) from None
 
 
 class BackendError(CorpusbenchError, RuntimeError):

@@ -19,7 +19,7 @@ import typing
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from corpusbench.errors import ConfigError
+from corpusbench.errors import ConfigError, ParamError
 from corpusbench.families import Nested, ParamsSchema, families, load
 from corpusbench.publish.plugins import generators as registry
 from corpusbench.publish.spec import SPEC_CHECKS, GeneratorSpec, ReleaseSpec
@@ -126,6 +126,8 @@ def _instantiate(cls: type, values: dict[str, Any], where: str, at: str) -> None
     """Build ``cls`` once so its own checks (``__post_init__``) run; their errors name the spec."""
     try:
         cls(**values)
+    except ParamError as e:  # named by its spec key
+        raise e.named(f"{where}: {at}.{e.param}") from None
     except ConfigError as e:
         raise ConfigError(f"{where}: {at}: {e}") from None
     except TypeError as e:  # a missing required field

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from corpusbench.errors import ConfigError
+from corpusbench.errors import ConfigError, ParamError
 from corpusbench.families import Family, families, load
 
 if TYPE_CHECKING:
@@ -189,5 +189,7 @@ def parse_params(cls: type[P], params: Mapping[str, Any], where: str) -> P:
         )
     try:
         return cls(**params)
+    except ParamError as e:  # named by its spec key
+        raise e.named(f"{where}.{e.param}") from None
     except TypeError as e:
         raise ConfigError(f"{where}: {e}") from None

@@ -109,7 +109,7 @@ def _ctx(tmp_path, llm: dict | None, params: dict, corpus: bool = True) -> Gener
         ({"model": "m"}, {"max_per_bin": 2, "bogus": 1}, True, "unknown key.*bogus"),
         ({"model": "m"}, {"subtasks": ["wordswap", "nope"]}, True, "unknown subtask"),
         ({"model": "m"}, {}, False, "ltswap needs a corpus"),
-        ({"model": "m"}, {"per_cell": 0}, True, "per-cell must be a whole number of at least 1"),
+        ({"model": "m"}, {"per_cell": 0}, True, "params.per_cell must be a whole number of at least 1"),
     ],
 )
 def test_spec_errors_are_one_clear_line(tmp_path, llm, params, corpus, message):

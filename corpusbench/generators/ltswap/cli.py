@@ -16,7 +16,7 @@ from rich.table import Table
 
 from corpusbench.aliases import DefaultCommandGroup
 from corpusbench.console import make_console
-from corpusbench.errors import ConfigError
+from corpusbench.errors import ConfigError, option_names
 from corpusbench.generators.ltswap.prompting import DEFAULT_WRITER
 from corpusbench.llm.api import BACKEND_HELP, DEFAULT_BACKEND, DEFAULT_RETRIES, DEFAULT_TIMEOUT
 from corpusbench.llm.options import API_KEY, TRUST_REMOTE_CODE
@@ -102,13 +102,14 @@ def _llm_options(
     from corpusbench.generators.ltswap.session import LLMOptions
     from corpusbench.llm.records import FailureBudget
 
-    return LLMOptions(
-        timeout=timeout,
-        retries=retries,
-        max_failures=FailureBudget.parse(max_failures),
-        api_key=api_key,
-        trust_remote_code=trust_remote_code,
-    )
+    with option_names(timeout="--llm-timeout", retries="--llm-retries"):
+        return LLMOptions(
+            timeout=timeout,
+            retries=retries,
+            max_failures=FailureBudget.parse(max_failures),
+            api_key=api_key,
+            trust_remote_code=trust_remote_code,
+        )
 
 
 def parse_caps(text: str) -> int | dict[str, int]:
@@ -239,26 +240,27 @@ def ltswap(
     from corpusbench.generators.ltswap.pipeline import LtswapParams, plan_ltswap, run_ltswap
     from corpusbench.progress_llm import LLMProgress
 
-    params = LtswapParams(
-        lang=lang,
-        seed=seed,
-        max_per_bin=parse_caps(max_per_bin),
-        per_cell=parse_per_cell(per_cell),
-        agreement_cells=agreement_cells,
-        pairs_per_word=pairs_per_word,
-        agreement_samples=agreement_samples,
-        max_tokens=max_tokens,
-        writer_prompt=writer_prompt,
-        force_form=force_form,
-        frames=frames,
-        rewrites=rewrites,
-        check_pos=pos_check,
-        confirm_inflections=confirm,
-        llm_filter=llm_filter,
-        filter_threshold=threshold,
-        **({"filter_rule": filter_rule} if filter_rule else {}),
-        **{k: v for k, v in (("subtasks", _csv(subtasks)), ("rules", _csv(rules))) if v},
-    )
+    with option_names():  # a bad value names its option (--per-cell)
+        params = LtswapParams(
+            lang=lang,
+            seed=seed,
+            max_per_bin=parse_caps(max_per_bin),
+            per_cell=parse_per_cell(per_cell),
+            agreement_cells=agreement_cells,
+            pairs_per_word=pairs_per_word,
+            agreement_samples=agreement_samples,
+            max_tokens=max_tokens,
+            writer_prompt=writer_prompt,
+            force_form=force_form,
+            frames=frames,
+            rewrites=rewrites,
+            check_pos=pos_check,
+            confirm_inflections=confirm,
+            llm_filter=llm_filter,
+            filter_threshold=threshold,
+            **({"filter_rule": filter_rule} if filter_rule else {}),
+            **{k: v for k, v in (("subtasks", _csv(subtasks)), ("rules", _csv(rules))) if v},
+        )
     from corpusbench.generators.ltswap.session import corpus_stats, open_run_llm
 
     options = _llm_options(llm_timeout, llm_retries, max_llm_failures, api_key, trust_remote_code)

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from corpusbench.corpus.store import CorpusStats
-from corpusbench.errors import ConfigError
+from corpusbench.errors import ConfigError, ParamError
 from corpusbench.generators.ltswap import cells as cellmod
 from corpusbench.generators.ltswap.assembly import (
     WordKey,
@@ -164,7 +164,7 @@ class LtswapParams:
         if self.per_cell is not None and (
             isinstance(self.per_cell, bool) or not isinstance(self.per_cell, int) or self.per_cell < 1
         ):
-            raise ConfigError(f"--per-cell must be a whole number of at least 1 (got {self.per_cell!r})")
+            raise ParamError("per_cell", f"must be a whole number of at least 1 (got {self.per_cell!r})")
         if self.agreement_cells not in ("length", "bin"):
             raise ConfigError(f"--agreement-cells must be length or bin (got {self.agreement_cells!r})")
         if isinstance(self.force_form, str):

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from corpusbench.corpus.store import CorpusStats
-from corpusbench.errors import ConfigError
+from corpusbench.errors import ParamError
 from corpusbench.llm.api import DEFAULT_RETRIES, DEFAULT_TIMEOUT
 from corpusbench.llm.cache import CachedLLM
 from corpusbench.llm.records import FailureBudget
@@ -35,9 +35,9 @@ class LLMOptions:
 
     def __post_init__(self) -> None:
         if not self.timeout > 0:
-            raise ConfigError(f"--llm-timeout must be a positive number of seconds (got {self.timeout})")
+            raise ParamError("timeout", f"must be a positive number of seconds (got {self.timeout})")
         if self.retries < 0:
-            raise ConfigError(f"--llm-retries must be 0 or more (got {self.retries})")
+            raise ParamError("retries", f"must be 0 or more (got {self.retries})")
 
 
 def corpus_stats(

@@ -23,7 +23,7 @@ from typing import Any
 import pandas as pd
 
 from corpusbench.corpus.bins import LTSWAP_N_BINS, ltswap_bin_label
-from corpusbench.errors import ConfigError, InputError
+from corpusbench.errors import ConfigError, InputError, ParamError
 from corpusbench.io import read_json
 from corpusbench.llm.api import DEFAULT_RETRIES, DEFAULT_TIMEOUT
 from corpusbench.publish.plugins import GeneratorContext, ReleaseConfig, parse_params
@@ -87,9 +87,8 @@ class AdapterParams:
         budget = FailureBudget.parse(self.max_llm_failures, "max_llm_failures")
         try:
             return LLMOptions(timeout=self.llm_timeout, retries=self.llm_retries, max_failures=budget)
-        except ConfigError as e:  # name the spec keys, not the CLI's options
-            msg = str(e).replace("--llm-timeout", "llm_timeout").replace("--llm-retries", "llm_retries")
-            raise ConfigError(msg) from None
+        except ParamError as e:  # timeout/retries: named by their spec keys (parse_params adds where)
+            raise ParamError(f"llm_{e.param}", e.problem) from None
 
 
 def build_configs(ctx: GeneratorContext) -> list[ReleaseConfig]:

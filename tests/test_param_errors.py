@@ -1,0 +1,34 @@
+"""Library code names a bad parameter by its own name; the command line says its option, a spec its key."""
+
+from __future__ import annotations
+
+import pytest
+
+from corpusbench.errors import ConfigError, ParamError, option_names
+from corpusbench.generators.ltswap.pipeline import LtswapParams
+from corpusbench.publish.adapters.ltswap import AdapterParams
+from corpusbench.publish.plugins import parse_params
+
+
+def test_a_param_error_names_the_parameter_until_its_caller_names_it() -> None:
+    with pytest.raises(ParamError) as raised:
+        LtswapParams(per_cell=0)
+    assert str(raised.value).startswith("per_cell must be a whole number") and "--" not in str(raised.value)
+    with pytest.raises(ConfigError) as cli, option_names():
+        LtswapParams(per_cell=0)
+    assert str(cli.value).startswith("--per-cell must be a whole number")
+    with pytest.raises(ConfigError) as spelt, option_names(per_cell="--cells"):
+        LtswapParams(per_cell=0)
+    assert str(spelt.value).startswith("--cells must")
+
+
+def test_a_release_spec_names_its_keys_never_an_option() -> None:
+    where = "generators.ltswap.params"
+    with pytest.raises(ConfigError) as per_cell:
+        parse_params(LtswapParams, {"per_cell": 0}, where)
+    assert str(per_cell.value).startswith(f"{where}.per_cell must be a whole number")
+    for key, bad in (("llm_timeout", 0), ("llm_retries", -1)):
+        with pytest.raises(ConfigError) as raised:
+            parse_params(AdapterParams, {key: bad}, where)
+        assert str(raised.value).startswith(f"{where}.{key} must"), raised.value
+        assert "--" not in str(raised.value)
