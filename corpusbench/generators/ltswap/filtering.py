@@ -121,23 +121,48 @@ def judge_to_fill(
     nonce: str,
     need: int | None = None,
     progress: Any = None,
+    *,
+    unique_sentences: bool = False,
 ) -> list[Judgement | None]:
     """Judge drafts only until each cell holds ``need`` kept ones (``--per-cell``), in ``order`` within a
     cell: each pass asks, per cell, for as many drafts as it still lacks, first minimal pair first
     (``judge_items(early_reject=True)``). ``need`` None: every draft. None in the result: not judged,
-    its cell was full (a draft judged in an earlier round sorts first, so its cached answers are used)."""
+    its cell was full (a draft judged in an earlier round sorts first, so its cached answers are used).
+    ``unique_sentences``: a good sentence goes into one kept quadruplet only (#37: WordSwap pairs a word's
+    sentence with two partners); a draft whose good sentence a kept one already holds is not judged
+    (``sentence_reused``), and of two drafts sharing one, only the first is judged in a pass."""
     queues: dict[Hashable, deque[int]] = {}
     for n in sorted(range(len(items)), key=lambda n: order[n]):
         queues.setdefault(cells[n], deque()).append(n)
     verdicts: list[Judgement | None] = [None] * len(items)
     kept: Counter[Hashable] = Counter()
+    used: set[str] = set()  # the good sentences of kept drafts
     while True:
         batch = []
+        pending: set[str] = set()
         for cell, queue in queues.items():
             room = len(queue) if need is None else need - kept[cell]
+            later: list[int] = []
             while room > 0 and queue:
-                batch.append(queue.popleft())
+                n = queue.popleft()
+                goods = {items[n].s1_good, items[n].s2_good}
+                if unique_sentences and goods & used:
+                    verdicts[n] = Judgement(
+                        keep=False,
+                        reason="sentence_reused",
+                        rule=rule.name,
+                        threshold=float(rule.threshold or 0.0),
+                        margins=None,
+                        first_option=None,
+                    )
+                    continue
+                if unique_sentences and goods & pending:
+                    later.append(n)  # judged in a later pass, if the other draft is dropped
+                    continue
+                batch.append(n)
+                pending |= goods
                 room -= 1
+            queue.extendleft(reversed(later))
         if not batch:
             return verdicts
         for n, v in zip(
@@ -147,6 +172,8 @@ def judge_to_fill(
         ):
             verdicts[n] = v
             kept[cells[n]] += v.keep
+            if v.keep:
+                used |= {items[n].s1_good, items[n].s2_good}
 
 
 def draft_key(item: JudgeItem) -> str:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from corpusbench.errors import ConfigError
 from corpusbench.generators.ltswap import prompting
 from corpusbench.generators.ltswap.agreement import check_agreement
-from corpusbench.generators.ltswap.checks import check_sentence, detokenise, render
+from corpusbench.generators.ltswap.checks import check_sentence, detokenise, doubled_words, render
 from corpusbench.generators.ltswap.parsing import extract_pair, extract_sentence
 from corpusbench.generators.ltswap.records import Candidate, InflectionPair, Parsed
 from corpusbench.llm.records import ChoiceRequest, GenRequest, GenResult, SamplingParams
@@ -119,7 +119,8 @@ ADJECTIVES = (
     "young",
     "new",
 )
-_ADV = "(often|always|never|slowly|quickly|quietly|carefully|gladly|soon|also|sometimes|rarely)"
+# (no "soon"/"also": "Tomorrow we must soon ..", "Nobody wanted to also tell", #37)
+_ADV = "(often|always|never|slowly|quickly|quietly|carefully|gladly|sometimes|rarely)"
 OPENINGS: dict[str, tuple[str, ...]] = {
     "NN": (
         "Everyone in the town talked about the",
@@ -130,55 +131,72 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         "For many years nobody mentioned the",
         "I think that the",
         "We waited a long time for the",
-        "Long ago the",
+        "Long before that the",
         "On the next morning the",
         "His mother did not like the",
         "When they came back the",
         "Then the",
         "Most of the people knew the",
-        "In those days people praised the",
+        "Back then people praised the",
         "Even the wise men wondered at the",
         "All of a sudden the",
         "Every morning she thought of the",
+        # #37: more openings, every first two words distinct across the WordSwap tags (the demo's top-3
+        # openings covered 27% of its WordSwap sentences, "Her father" alone 7 of 60)
+        "No one could forget the",
+        "A stranger asked about the",
+        "Late in the evening the",
+        "Beyond all doubt the",
+        "My friend told me about the",
+        "Through the window we saw the",
+        "The priest warned them about the",
+        "Many people feared the",
+        "Our teacher explained the",
+        "During the long winter the",
+        "It was clear that the",
+        "None of us expected the",
     ),
-    "NN+": (  # number marked before a free adjective (InflectionSwap)
-        "She looked for a long time at this",
-        "Nobody in the house wanted that",
+    # number marked before a free adjective (InflectionSwap). #37: openings that only a concrete object fits
+    # ("On the table lay one small ground", "Her uncle gave her two poor purples", "At the market we saw")
+    # gave odd good sentences; these speak, think or ask *of* the noun, which any noun fits
+    "NN+": (
+        "She thought for a long time about this",
+        "Everyone was talking about that",
         "He told us a story about this",
-        "My grandmother once had one",
+        "People still speak of one",
         "In the old tale each",
         "We will never forget that",
-        "Her uncle gave her one",
+        "The song was about one",
         "Every child in the village knew this",
-        "At last they found that",
-        "On the table lay one",
+        "At last they learned of that",
+        "The teacher asked us about this",
         "The children often spoke of this",
         "All night she dreamed of that",
         "The old priest wrote about this",
         "In his letter he mentioned one",
         "The poor widow thought of that",
         "Before the feast they praised this",
-        "At the market we saw one",
+        "Nobody had ever heard of one",
         "His sister laughed at that",
     ),
     "NNS+": (
-        "She looked for a long time at these",
-        "Nobody in the house wanted those",
+        "She thought for a long time about these",
+        "Everyone was talking about those",
         "He told us a story about these",
-        "My grandmother once had many",
+        "People still speak of many",
         "In the old tale several",
         "We will never forget those",
-        "Her uncle gave her two",
+        "The song was about two",
         "Every child in the village knew these",
-        "At last they found three",
-        "On the table lay many",
+        "At last they learned of three",
+        "The teacher asked us about these",
         "The children often spoke of these",
         "All night she dreamed of those",
         "The old priest wrote about many",
         "In his letter he mentioned several",
         "The poor widow thought of those",
         "Before the feast they praised these",
-        "At the market we saw two",
+        "Nobody had ever heard of many",
         "His sister laughed at three",
     ),
     "VB": (
@@ -186,7 +204,7 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         "Nobody wanted to",
         "The children said they would",
         "Tomorrow we must",
-        "Her father told her to",
+        "His wife begged him to",
         "At last the men could",
         "I do not think they will",
         "Before dark you should",
@@ -195,9 +213,18 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         "The old woman asked us to",
         "Perhaps the king may",
         "The servants promised to",
-        "Soon the little boy will",
+        "Next week the little boy will",
         "Everyone knew that we should",
         "My brother hoped to",
+        "After the storm they will",
+        "It is hard to",
+        "She had come to",
+        "We hope that they can",
+        "Some day the people shall",
+        "All the soldiers must",
+        "Only a fool would",
+        "When spring comes we shall",
+        "The good priest taught them to",
     ),
     "VBD": (
         "Yesterday the old man",
@@ -280,10 +307,57 @@ def form_regex(
     return FRAMES[tag].replace("{art}", art).replace("{f}", re.escape(form)) + _REST
 
 
-def pair_regex(singular: str, plural: str) -> str:
+# AgreementSwap subject-verb pairs (#37): 42 of 42 and then 19 of 19 demo pairs used "is"/"are" although the
+# prompt asked for an action verb. Each (noun pair, rule, sample) now gets its verb by a seeded hash: a form
+# of "be" (is/are, was/were), "have" (has/have), or a lexical verb (-s/bare) that suits nearly any subject;
+# guided decoding puts it right after the noun (SVLONG: after "that can be" and a participle).
+SV_VERBS: tuple[tuple[str, str], ...] = (
+    ("is", "are"),
+    ("was", "were"),
+    ("has", "have"),
+    ("seems", "seem"),
+    ("remains", "remain"),
+    ("stands", "stand"),
+    ("comes", "come"),
+    ("looks", "look"),
+    ("lies", "lie"),
+    ("makes", "make"),
+    ("belongs", "belong"),
+)
+SV_CLASSES = (SV_VERBS[0:1], SV_VERBS[1:2], SV_VERBS[2:3], SV_VERBS[3:])  # be, be-past, have, lexical
+
+
+def sv_verb(
+    pair_id: str, rule: str, sample: int, seed: int, vocab: Mapping[str, int] | None = None
+) -> tuple[str, str]:
+    """The (singular, plural) verb of a subject-verb item: a class (is/are, was/were, has/have, a lexical
+    verb) and a verb in it by a seeded hash of (seed, pair, rule, sample); verbs the corpus lacks are
+    left out (``vocab``)."""
+    import hashlib
+
+    h = int(hashlib.sha256(f"{seed}:sv:{pair_id}:{rule}:{sample}".encode()).hexdigest(), 16)
+    ok = [
+        c
+        for c in (
+            [v for v in cls if vocab is None or (v[0] in vocab and v[1] in vocab)] for cls in SV_CLASSES
+        )
+        if c
+    ]
+    if not ok:
+        return SV_VERBS[0]
+    cls = ok[h % len(ok)]
+    return cls[(h // len(ok)) % len(cls)]
+
+
+def pair_regex(singular: str, plural: str, rule: str = "", verb: tuple[str, str] | None = None) -> str:
     """The agreement prompts' answer format: each line's sentence opens with its noun after a determiner
-    (``The dog barks.`` / ``These dogs bark.``)."""
+    (``The dog barks.`` / ``These dogs bark.``); a subject-verb rule with ``verb``: "The" before the noun
+    and the verb right after it (SVLONG: after "that can be" and one word), ``The dog seems ..``."""
     sg, pl = re.escape(singular), re.escape(plural)
+    if verb is not None and rule.startswith("SV"):
+        gap = " that can be [a-z]+" if rule == "SVLONG" else ""
+        vs, vp = re.escape(verb[0]), re.escape(verb[1])
+        return rf"Singular: The {sg}{gap} {vs}{_REST}" + r"\n" + rf"Plural: The {pl}{gap} {vp}{_REST}"
     return rf"Singular: (The|This|That|A|An) {sg}{_REST}" + r"\n" + rf"Plural: (The|These|Those) {pl}{_REST}"
 
 
@@ -381,9 +455,13 @@ def agreement_request(
     seed: int,
     max_tokens: int,
     force_form: bool = False,
+    vocab: Mapping[str, int] | None = None,
 ) -> GenRequest:
-    """One (noun pair, rule, sample) minimal pair; ``force_form``: guided decoding (``pair_regex``)."""
-    prompt = prompting.render(prompting.AGREEMENT[rule], singular=pair.form1, plural=pair.form2)
+    """One (noun pair, rule, sample) minimal pair; ``force_form``: guided decoding (``pair_regex``).
+    Subject-verb rules name their seeded verb (``sv_verb``) in the prompt and, guided, in the regex."""
+    verb = sv_verb(pair.id, rule, sample, seed, vocab) if rule.startswith("SV") else None
+    extra = {"verb_sg": verb[0], "verb_pl": verb[1]} if verb else {}
+    prompt = prompting.render(prompting.AGREEMENT[rule], singular=pair.form1, plural=pair.form2, **extra)
     if force_form:
         max_tokens = min(max_tokens, 2 * GUIDED_MAX_TOKENS)
     params = SamplingParams(temperature=temperature, seed=seed, max_tokens=max_tokens)
@@ -392,7 +470,7 @@ def agreement_request(
         prompt=prompt,
         params=params,
         sample=sample,
-        regex=pair_regex(pair.form1, pair.form2) if force_form else None,
+        regex=pair_regex(pair.form1, pair.form2, rule, verb) if force_form else None,
     )
 
 
@@ -444,6 +522,8 @@ def word_outcome(
     verdict, parsed = check_sentence(text, form, vocab, lang, forbidden)
     if not verdict.ok:
         return Outcome("parsed", verdict.reason, words=verdict.words)
+    if doubled := doubled_words(text, lang):  # a word of the opening written again (#37)
+        return Outcome("parsed", "doubled_word", words=doubled)
     return Outcome("checked", parsed=parsed)
 
 

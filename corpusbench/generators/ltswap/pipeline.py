@@ -114,6 +114,9 @@ class LtswapParams:
     llm_filter: bool = True  # off: keep every paired draft unjudged (for LLMs too weak to judge; say so)
     filter_rule: str = FilterRule().name  # strict (paper) | debiased | pointwise; see judging.py
     filter_threshold: float | None = None  # None: the rule's default
+    # WordSwap's own threshold (None: filter_threshold). #37: on the labelled kept WordSwap items, pairs
+    # valid 57% at 0.1 and 78% at 0.5 (pointwise; docs/ltswap.md); WordSwap swaps that stay sensible
+    wordswap_threshold: float | None = None
     # fill every (subtask, bin[, SHORT/LONG]) cell with this many kept quadruplets, in rounds (cells.py);
     # max_per_bin is then the draw ceiling per sampling group. None: one round of max_per_bin draws
     per_cell: int | None = None
@@ -128,6 +131,11 @@ class LtswapParams:
     # an InflectionSwap form whose sentence failed the checks while its partner's passed is written again up
     # to this many times (sampled, a new seed each); the first rewrite that passes completes the pair
     rewrites: int = 0
+
+    def rule(self) -> FilterRule:
+        """The judge's rule: ``filter_rule`` at ``filter_threshold``, WordSwap at ``wordswap_threshold``."""
+        own = () if self.wordswap_threshold is None else (("wordswap", float(self.wordswap_threshold)),)
+        return FilterRule(self.filter_rule, self.filter_threshold, own)
 
     def __post_init__(self) -> None:
         # the release's spellings (inflectionswap, agreementswap) name the same subtasks
@@ -159,7 +167,7 @@ class LtswapParams:
         caps = self.max_per_bin.values() if isinstance(self.max_per_bin, Mapping) else [self.max_per_bin]
         if any(c is not None and (not isinstance(c, int) or c < 1) for c in caps):
             raise ConfigError(f"--max-per-bin must be at least 1 (got {self.max_per_bin})")
-        FilterRule(self.filter_rule, self.filter_threshold)  # validates the rule name
+        self.rule()  # validates the rule name
         writer(self.writer_prompt)  # validates the writer prompt's name
         if self.per_cell is not None and (
             isinstance(self.per_cell, bool) or not isinstance(self.per_cell, int) or self.per_cell < 1
@@ -591,7 +599,7 @@ def _attempt(
     agr_items = [(p, rule, s) for p in agr for rule in params.rules for s in range(params.agreement_samples)]
     reqs += [
         agreement_request(
-            p, rule, s, params.agreement_temperature, params.seed, params.max_tokens + 64, guided_agr
+            p, rule, s, params.agreement_temperature, params.seed, params.max_tokens + 64, guided_agr, vocab
         )
         for p, rule, s in agr_items
     ]
@@ -621,7 +629,7 @@ def _attempt(
 
     # the LLM filter: 4 prompts per draft under the run's rule
     nonce = pick_nonce(params.nonce, vocab)
-    rule = FilterRule(params.filter_rule, params.filter_threshold)
+    rule = params.rule()
     items = [draft_item(d, params.lang) for d in drafts]
     verdicts: list[Judgement | None] = [None] * len(drafts)
     if params.llm_filter:
@@ -641,6 +649,7 @@ def _attempt(
             nonce,
             params.per_cell,
             _bar(progress, "filter"),
+            unique_sentences=True,  # a good sentence in one kept quadruplet only (#37)
         )
     quads: dict[str, list[Quadruplet]] = {s: [] for s in SUBTASKS}
     rejected: list[dict[str, Any]] = []  # this pass's (the run writes its last pass's, as its rejects)

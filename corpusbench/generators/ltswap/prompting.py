@@ -15,8 +15,9 @@ from corpusbench.errors import ConfigError
 WORD = "ltswap/word_sentence.v2"  # at least 20 words, as the reference asks (one user turn)
 SAME_LEMMA = "ltswap/same_lemma.v1"
 AGREEMENT = {
-    "SVSHORT": "ltswap/agreement_sv_short.v2",  # v2: an action verb, not is/are (#37)
-    "SVLONG": "ltswap/agreement_sv_long.v3",  # v2: "that can be ..." as in the paper; v3: not is/are
+    # v2: an action verb, not is/are (#37: ignored); v3: the seeded verb named (``generation.sv_verb``)
+    "SVSHORT": "ltswap/agreement_sv_short.v3",
+    "SVLONG": "ltswap/agreement_sv_long.v4",  # v2: "that can be ..." as in the paper; v4: the verb named
     "ANAPHORSHORT": "ltswap/agreement_anaphor_short.v1",
     "ANAPHORLONG": "ltswap/agreement_anaphor_long.v2",
     "DET": "ltswap/agreement_det.v1",

@@ -12,6 +12,7 @@ from corpusbench.generators.ltswap.generation import (
     agreement_request,
     form_regex,
     pair_regex,
+    sv_verb,
     word_outcome,
     word_request,
 )
@@ -101,7 +102,9 @@ def test_requests_carry_the_regex_only_when_forced():
         lemma="dog", pos="NOUN", form1="dog", tag1="NN", freq1=3, form2="dogs", tag2="NNS", freq2=2, bin=2
     )
     agr = agreement_request(pair, "SVSHORT", 0, 0.5, 0, 160, force_form=True)
-    assert agr.regex == pair_regex("dog", "dogs") and agr.params.max_tokens == 2 * GUIDED_MAX_TOKENS
+    verb = sv_verb(pair.id, "SVSHORT", 0, 0)  # the seeded verb right after the noun (#37)
+    assert agr.regex == pair_regex("dog", "dogs", "SVSHORT", verb)
+    assert agr.params.max_tokens == 2 * GUIDED_MAX_TOKENS
     assert agreement_request(pair, "SVSHORT", 0, 0.5, 0, 160).regex is None
 
 
