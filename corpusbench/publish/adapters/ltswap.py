@@ -303,7 +303,9 @@ def filter_line(meta: dict[str, Any], sub: str) -> str:
     judge = meta.get("judge")
     if not judge:
         return ""
-    line = f"Filter rule: `{judge['rule']}` (threshold {judge.get('threshold')})."
+    own = (judge.get("thresholds_by_subtask") or {}).get(sub)  # a subtask's own threshold (#37: WordSwap)
+    threshold = judge.get("threshold") if own is None else own
+    line = f"Filter rule: `{judge['rule']}` (threshold {threshold})."
     if sub == "wordswap":
         used = judge.get("wordswap_corpus_sentence")
         if used is None:

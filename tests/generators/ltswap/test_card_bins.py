@@ -38,6 +38,9 @@ def test_card_names_the_filter_rule_and_counts_lemmas_per_bin():
         nonce, "wordswap"
     )
     assert "corpus sentence" not in filter_line(nonce, "agrswap")
+    own = {"judge": {"rule": "pointwise", "threshold": 0.1, "thresholds_by_subtask": {"wordswap": 0.5}}}
+    assert "(threshold 0.5)" in filter_line(own, "wordswap")  # WordSwap's own threshold (#37)
+    assert "(threshold 0.1)" in filter_line(own, "inflswap")
     table = pd.DataFrame({"bin": [3, 3, 3, 4], "cluster": ["noise", "noise", "day", "spirit"]})
     k = clusters_per_bin(table)
     assert k == {3: 2, 4: 1}
