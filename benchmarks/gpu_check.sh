@@ -26,8 +26,8 @@ command -v nvidia-smi >/dev/null && nvidia-smi --query-gpu=name,memory.total,dri
 [ "$fail" = 0 ] || exit 2
 
 t0=$(date +%s.%N)
-"$PY" -m corpusbench ltswap judge-check --filter-rule pointwise --llm-backend vllm-server --model "$MODEL" \
-  --cache "$OUT/judge-gpu.sqlite" --out "$OUT/judge-gpu.json" 2>&1 | tee "$OUT/judge-check.log"
+"$PY" -m corpusbench ltswap judge-check --filter-rule pointwise --llm-backend vllm-server --llm-model "$MODEL" \
+  --llm-cache "$OUT/judge-gpu.sqlite" --out "$OUT/judge-gpu.json" 2>&1 | tee "$OUT/judge-check.log"
 t1=$(date +%s.%N)
 "$PY" -m benchmarks.bench_writer_prompts --words 200 --variants v3 --model "$MODEL" 2>&1 | tee "$OUT/writer.log"
 cp benchmarks/results/bench_writer_prompts.json "$OUT/writer-gpu.json"

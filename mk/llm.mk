@@ -26,4 +26,4 @@ $(VLLM_STAMP): mk/llm.mk
 
 llm-server: $(VLLM_STAMP) model
 	VLLM_CPU_KVCACHE_SPACE=$${VLLM_CPU_KVCACHE_SPACE:-2} $(PY) -m corpusbench llm serve \
-	  --model $(LLM_MODEL) --served-model-name $(LLM_SERVED_NAME) --port $(LLM_PORT)
+	  --llm-model $(LLM_MODEL) --served-model-name $(LLM_SERVED_NAME) --port $(LLM_PORT)

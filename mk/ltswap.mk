@@ -39,7 +39,7 @@ LTSWAP_DEMO_ARGS ?= --per-cell 3 --agreement-cells bin --max-per-bin wordswap=8,
 
 DEMO_TARGETS += vllm-venv judge-model
 DEMO_STEPS += $(PY) -m corpusbench ltswap build $(DATA)/default --stats out/demo/stats --out out/demo/ltswap \
-	--llm-backend vllm-server --model $(JUDGE_MODEL_DIR) $(LTSWAP_DEMO_ARGS) ;
+	--llm-backend vllm-server --llm-model $(JUDGE_MODEL_DIR) $(LTSWAP_DEMO_ARGS) ;
 
 # The LT-Swap tests serve the default model on the real vLLM CPU server (tests/generators/ltswap).
 TEST_TARGETS += vllm-venv model default-corpus judge-model

@@ -42,6 +42,7 @@ KNOWN: dict[str, Known] = {
         renamed={
             "check_pos": "--pos-check",  # the flag pair --pos-check/--no-pos-check
             "filter_threshold": "--threshold",
+            "base_url": "--llm-base-url",  # the shared --llm-* options (corpusbench.llm.options)
         },
         spec_only={
             "agreement_temperature": "no option yet: the AgreementSwap sampling temperature (gap)",
@@ -53,12 +54,12 @@ KNOWN: dict[str, Known] = {
         cli_only={
             "CORPUS": SPEC_CORPUS,
             "--out": OUT,
-            "--cache": "the release caches the LLM answers under its work dir",
+            "--llm-cache": "the release caches the LLM answers under its work dir",
             "--workers": "the release computes stats with one worker",
             "--plan": "prints an estimate of the run and runs nothing",
             "--llm-backend": LLM_BLOCK,
             "--llm-model": LLM_BLOCK,
-            "--api-key": "a secret: never in a spec; the release reads OPENAI_API_KEY",
+            "--llm-api-key": "a secret: never in a spec; the release reads OPENAI_API_KEY",
             "--trust-remote-code": "runs a model folder's own code: asked for on the command line only",
         },
     ),
@@ -80,6 +81,8 @@ KNOWN: dict[str, Known] = {
             "--llm-check": "the optional LLM check of the shortlisted words is not in the release (gap)",
             "--llm-backend": "the LLM of --llm-check",
             "--llm-model": "the LLM of --llm-check",
+            "--llm-base-url": "the LLM of --llm-check",
+            "--llm-api-key": "the LLM of --llm-check",
         },
         flattened=("selection",),
     ),

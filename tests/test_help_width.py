@@ -6,7 +6,13 @@ import os
 import subprocess
 import sys
 
-NAMES = ("--llm-model", "--model", "--max-llm-failures", "--confirm-inflections", "--no-confirm-inflections")
+NAMES = (
+    "--llm-model",
+    "--llm-base-url",
+    "--max-llm-failures",
+    "--confirm-inflections",
+    "--no-confirm-inflections",
+)
 
 
 def _help(columns: int) -> str:

@@ -147,7 +147,6 @@ def test_no_import_cycles() -> None:
 LAYERS: tuple[tuple[str, ...], ...] = (
     (
         "",
-        "aliases",
         "assets",
         "console",
         "errors",

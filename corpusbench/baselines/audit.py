@@ -8,7 +8,7 @@ rules of ``heuristics``. Results per config, group and bin go to ``RELEASE/audit
 release card; configs a baseline solves above the threshold are flagged.
 
 Ties, one convention per baseline kind (:data:`TIE_CONVENTIONS`): a *model* (the n-grams, and so their
-oracle) scores a tie 0, exactly as ``corpusbench eval --model ngram:DIR`` scores it, so the audit and an
+oracle) scores a tie 0, exactly as ``corpusbench eval run --model ngram:DIR`` scores it, so the audit and an
 eval of the same model agree; a *rule* that fires on both or on neither sentence abstains and scores 0.5,
 the expected score of a guess, as the rule baselines of Vázquez Martínez et al. (2023) do ("shorter" on
 pairs of equal length is at chance, not at 0). Every accuracy comes with its tie share (``ties``) and

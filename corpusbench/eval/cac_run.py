@@ -1,4 +1,4 @@
-"""``corpusbench eval --dataset <CAC folder>``: score a model at every CAC site, then the CAC metrics.
+"""``corpusbench eval run --dataset <CAC folder>``: score a model at every CAC site, then the CAC metrics.
 
 The folder is one written by ``corpusbench cac build`` (``manifest.json`` with ``"kind": "cac"``,
 ``sites.parquet``, ``utterances.parquet``, ``human_stats.parquet``). Each child/caretaker site is

@@ -1,5 +1,5 @@
 """``corpusbench eval run`` (score a model on a release or minimal pairs), ``eval clusters`` and
-``corpusbench compare`` (compare runs; ``eval report`` is its deprecated spelling)."""
+``corpusbench compare`` (compare runs)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,6 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from corpusbench.aliases import DefaultCommandGroup, add_alias
 from corpusbench.console import make_console
 
 console = make_console()
@@ -24,15 +23,7 @@ EVAL_HELP = (
 )
 
 
-class _EvalGroup(DefaultCommandGroup):
-    """``corpusbench eval --dataset ...`` / ``corpusbench eval PATH ...`` (old spellings) run ``eval run``."""
-
-    default_command = "run"
-    cli_name = "corpusbench eval"
-    arg_name = "ARGS"
-
-
-eval_app = typer.Typer(help=EVAL_HELP, cls=_EvalGroup, no_args_is_help=True)
+eval_app = typer.Typer(help=EVAL_HELP, no_args_is_help=True)
 
 
 def register(app: typer.Typer) -> None:
@@ -41,7 +32,6 @@ def register(app: typer.Typer) -> None:
     eval_app.command("clusters", help="Score word clusterings by substitutable precision/recall (frames).")(
         eval_clusters_cmd
     )
-    add_alias(eval_app, "report", report_cmd, old="corpusbench eval report", new="corpusbench compare")
     app.add_typer(eval_app, name="eval")
     app.command("compare", help="Compare eval runs: the papers' table (Markdown + CSV), CIs, figures.")(
         compare_cmd
@@ -217,38 +207,6 @@ def run_cmd(
     console.print(table)
     console.print(f"time: {timing_line(report.timing)}", soft_wrap=True)
     console.print(f"wrote {report.out} in {report.seconds:.1f}s")
-
-
-def report_cmd(
-    runs: list[Path] = typer.Argument(..., help="Eval output folders to compare."),
-    out: Path = typer.Option(None, "--out", "-o", help="Also write the table as markdown here."),
-) -> None:
-    """Compare several eval runs in one table (deprecated: ``corpusbench compare`` is the comparison)."""
-    from corpusbench.eval.report import compare_runs
-    from corpusbench.io import atomic_write
-
-    cmp = compare_runs(runs)
-    table = Table(title="corpusbench eval report")
-    for col in ("model", "dataset", "accuracy", "macro", *cmp.configs):
-        table.add_column(col)
-
-    def f(x: float | None) -> str:
-        return "" if x is None else f"{x:.4f}"
-
-    for r in cmp.rows:
-        table.add_row(
-            r["model"],
-            r["dataset"],
-            f(r["accuracy"]),
-            f(r["accuracy_macro_configs"]),
-            *[f(r["configs"].get(c)) for c in cmp.configs],
-        )
-    console.print(table)
-    for cfg, ratio in cmp.ltswap_spread_ratio.items():
-        console.print(f"LT-Swap spread ratio [{cfg}]: {'n/a' if ratio is None else f'{ratio:.3f}'}")
-    if out:
-        with atomic_write(out) as fh:
-            fh.write(cmp.markdown())
 
 
 def compare_cmd(

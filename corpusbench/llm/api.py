@@ -23,34 +23,27 @@ BACKENDS: dict[str, str] = {
 }
 # One set of user-facing backend names for every command that talks to an LLM (ltswap, llm, fitclams):
 BACKEND_NAMES: dict[str, str] = {  # user-facing name -> backend
-    "vllm-server": "openai",  # vLLM's OpenAI-compatible server (at --base-url; ltswap starts one without it)
+    "vllm-server": "openai",  # vLLM's OpenAI-compatible server (--llm-base-url; ltswap starts one without it)
     "vllm-engine": "vllm",  # vLLM in a worker process, no server
     "transformers": "transformers",
-    "openai": "openai",  # any OpenAI-compatible server at --base-url
+    "openai": "openai",  # any OpenAI-compatible server at --llm-base-url
     "ray": "ray",
 }
 DEFAULT_BACKEND = "vllm-server"
 BACKEND_HELP = (
     "vllm-server (vLLM's OpenAI-compatible server; default), vllm-engine (in-process vLLM), transformers, "
-    "openai (any OpenAI-compatible server at --base-url), ray (batches over the endpoints in --base-url)."
+    "openai (any OpenAI-compatible server at --llm-base-url), ray (batches over the endpoints in "
+    "--llm-base-url)."
 )
-DEPRECATED_BACKENDS = {"vllm": "vllm-engine", "hf": "transformers"}  # old `llm --backend` spellings
-ALIASES = {**{k: v for k, v in BACKEND_NAMES.items() if k != v}, **{"hf": "transformers"}}
+ALIASES = {k: v for k, v in BACKEND_NAMES.items() if k != v}
 DEFAULT_BASE_URL = f"http://127.0.0.1:{DEFAULT_PORT}/v1"
 DEFAULT_CACHE = Path(".cache") / "llm.sqlite"
 DEFAULT_TIMEOUT = 180.0  # seconds per call: a CPU server answering 16 concurrent calls needs ~20-60 s
 DEFAULT_RETRIES = 3  # a call that times out is sent once more at most (openai_backend)
 
 
-def canonical_backend(name: str, *, warn: bool = True) -> str:
-    """The user-facing name of ``name``: deprecated spellings are mapped (with a one-line warning)."""
-    if name in DEPRECATED_BACKENDS:
-        new = DEPRECATED_BACKENDS[name]
-        if warn:
-            from corpusbench.aliases import warn_deprecated
-
-            warn_deprecated(f"--backend {name}", f"--backend {new}")
-        return new
+def canonical_backend(name: str) -> str:
+    """``name`` if it is a user-facing backend name (or ``scripted``, the tests'); else a ``ConfigError``."""
     if name in BACKEND_NAMES or name == "scripted":
         return name
     near = difflib.get_close_matches(name, list(BACKEND_NAMES), n=2)

@@ -9,14 +9,16 @@ import typer
 from rich.table import Table
 
 from corpusbench.console import make_console
-from corpusbench.llm.api import (
-    BACKEND_HELP,
-    DEFAULT_BACKEND,
-    DEFAULT_BASE_URL,
-    DEFAULT_CACHE,
-    canonical_backend,
+from corpusbench.llm.api import DEFAULT_BACKEND, DEFAULT_BASE_URL, DEFAULT_CACHE
+from corpusbench.llm.options import (
+    LLMApiKey,
+    LLMBackend,
+    LLMBaseUrl,
+    LLMCache,
+    LLMModel,
+    TrustRemoteCode,
+    llm_spec,
 )
-from corpusbench.llm.options import API_KEY, TRUST_REMOTE_CODE
 from corpusbench.llm.server import DEFAULT_MODEL_DIR, DEFAULT_PORT
 
 llm_app = typer.Typer(
@@ -25,29 +27,7 @@ llm_app = typer.Typer(
 console = make_console()
 err = make_console(stderr=True)
 
-# --llm-backend/--llm-model: the generators' spelling of the same options (one grammar everywhere)
-BACKEND = typer.Option(
-    DEFAULT_BACKEND,
-    "--backend",
-    "-b",
-    "--llm-backend",
-    help=BACKEND_HELP + " Ray: RAY_ADDRESS names the cluster.",
-)
-MODEL = typer.Option(
-    None,
-    "--model",
-    "-m",
-    "--llm-model",
-    help="openai: served model name; vllm/transformers: folder or hub id.",
-)
-BASE_URL = typer.Option(
-    DEFAULT_BASE_URL,
-    "--base-url",
-    envvar="CORPUSBENCH_LLM_URL",
-    help="OpenAI-compatible API (ray: comma-separated list of endpoints).",
-)
-CACHE = typer.Option(DEFAULT_CACHE, "--cache", help="SQLite result cache (resumable runs).")
-NO_CACHE = typer.Option(False, "--no-cache", help="Do not read or write the cache.")
+NO_CACHE = typer.Option(False, "--no-llm-cache", help="Do not read or write the LLM cache.")
 PROMPTS = typer.Option(
     None, "--prompts", "-p", help=".jsonl ({id, prompt[, options]}) or .txt (one per line)."
 )
@@ -64,7 +44,7 @@ def register(app: typer.Typer) -> None:
 
 @llm_app.command()
 def serve(
-    model: str = typer.Option(str(DEFAULT_MODEL_DIR), "--model", "-m", help="Model folder or hub id."),
+    model: LLMModel = None,
     port: int = typer.Option(DEFAULT_PORT, "--port"),
     host: str = typer.Option("127.0.0.1", "--host"),
     served_model_name: str = typer.Option(None, "--served-model-name"),
@@ -84,7 +64,7 @@ def serve(
     from corpusbench.llm.server import ServerSpec, serve_forever
 
     spec = ServerSpec(
-        model=model,
+        model=model or str(DEFAULT_MODEL_DIR),
         served_model_name=served_model_name,
         host=host,
         port=port,
@@ -99,7 +79,7 @@ def serve(
 
 
 @llm_app.command()
-def ping(base_url: str = BASE_URL, model: str = MODEL, api_key: str = API_KEY) -> None:
+def ping(base_url: LLMBaseUrl = DEFAULT_BASE_URL, model: LLMModel = None, api_key: LLMApiKey = None) -> None:
     """Check a server: list its models and time one short greedy generation."""
     import time
 
@@ -113,33 +93,6 @@ def ping(base_url: str = BASE_URL, model: str = MODEL, api_key: str = API_KEY) -
     )
     dt = time.perf_counter() - t0
     console.print(f"{base_url}: model [bold]{backend.model}[/], {res.status} in {dt:.2f}s: {res.text!r}")
-
-
-def _spec(
-    backend: str,
-    model: str | None,
-    base_url: str,
-    api_key: str | None,
-    cache: Path,
-    no_cache: bool,
-    concurrency: int,
-    max_model_len: int,
-    vllm_python: str | None,
-    trust_remote_code: bool = False,
-):
-    from corpusbench.llm.api import LLMSpec
-
-    return LLMSpec(
-        backend=canonical_backend(backend),
-        model=model,
-        base_url=base_url,
-        api_key=api_key,
-        cache=None if no_cache else cache,
-        concurrency=concurrency,
-        max_model_len=max_model_len,
-        vllm_python=vllm_python,
-        trust_remote_code=trust_remote_code,
-    )
 
 
 def _run(op: str, spec, reqs: list, out: Path | None, report: Path | None) -> None:
@@ -225,11 +178,11 @@ def _print_report(rep: dict) -> None:
 def generate(
     prompt: list[str] = typer.Argument(None, help="Prompt text(s)."),
     prompts: Path = PROMPTS,
-    backend: str = BACKEND,
-    model: str = MODEL,
-    base_url: str = BASE_URL,
-    api_key: str = API_KEY,
-    cache: Path = CACHE,
+    backend: LLMBackend = DEFAULT_BACKEND,
+    model: LLMModel = None,
+    base_url: LLMBaseUrl = DEFAULT_BASE_URL,
+    api_key: LLMApiKey = None,
+    cache: LLMCache = DEFAULT_CACHE,
     no_cache: bool = NO_CACHE,
     out: Path = OUT,
     report: Path = REPORT,
@@ -240,7 +193,7 @@ def generate(
     concurrency: int = CONCURRENCY,
     max_model_len: int = MAX_LEN,
     vllm_python: str = VLLM_PY,
-    trust_remote_code: bool = TRUST_REMOTE_CODE,
+    trust_remote_code: TrustRemoteCode = False,
 ) -> None:
     """Generate text for prompts (greedy by default), through the cache."""
     from dataclasses import replace
@@ -257,17 +210,16 @@ def generate(
     ]
     _run(
         "generate",
-        _spec(
+        llm_spec(
             backend,
             model,
             base_url,
             api_key,
-            cache,
-            no_cache,
-            concurrency,
-            max_model_len,
-            vllm_python,
-            trust_remote_code,
+            None if no_cache else cache,
+            concurrency=concurrency,
+            max_model_len=max_model_len,
+            vllm_python=vllm_python,
+            trust_remote_code=trust_remote_code,
         ),
         reqs,
         out,
@@ -282,18 +234,18 @@ def choose(
     options: str = typer.Option("A,B", "--options", help="Comma-separated allowed answers."),
     method: str = typer.Option("logprobs", "--method", help="logprobs (fallback: generation) or generation."),
     answer_prefix: str = typer.Option("", "--answer-prefix", help='Opens the answer, e.g. "[".'),
-    backend: str = BACKEND,
-    model: str = MODEL,
-    base_url: str = BASE_URL,
-    api_key: str = API_KEY,
-    cache: Path = CACHE,
+    backend: LLMBackend = DEFAULT_BACKEND,
+    model: LLMModel = None,
+    base_url: LLMBaseUrl = DEFAULT_BASE_URL,
+    api_key: LLMApiKey = None,
+    cache: LLMCache = DEFAULT_CACHE,
     no_cache: bool = NO_CACHE,
     out: Path = OUT,
     report: Path = REPORT,
     concurrency: int = CONCURRENCY,
     max_model_len: int = MAX_LEN,
     vllm_python: str = VLLM_PY,
-    trust_remote_code: bool = TRUST_REMOTE_CODE,
+    trust_remote_code: TrustRemoteCode = False,
 ) -> None:
     """Answer prompts with one of the allowed options, read from the answer token's log-probs."""
     from corpusbench.errors import ConfigError
@@ -312,17 +264,16 @@ def choose(
         reqs += read_requests(prompts, "choose", options=opts, defaults=extra)
     _run(
         "choose",
-        _spec(
+        llm_spec(
             backend,
             model,
             base_url,
             api_key,
-            cache,
-            no_cache,
-            concurrency,
-            max_model_len,
-            vllm_python,
-            trust_remote_code,
+            None if no_cache else cache,
+            concurrency=concurrency,
+            max_model_len=max_model_len,
+            vllm_python=vllm_python,
+            trust_remote_code=trust_remote_code,
         ),
         reqs,
         out,
@@ -331,7 +282,7 @@ def choose(
 
 
 @llm_app.command("cache")
-def cache_stats(cache: Path = CACHE) -> None:
+def cache_stats(cache: LLMCache = DEFAULT_CACHE) -> None:
     """Rows in the result cache, by status (errors and too-long prompts are retried on the next run)."""
     from corpusbench.errors import InputError
     from corpusbench.llm.cache import ResultCache

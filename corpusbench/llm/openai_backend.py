@@ -34,7 +34,7 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 API_KEY_ENV = "OPENAI_API_KEY"
-START_HINT = "start one with `make llm-server` or `corpusbench llm serve --model <folder or hub id>`"
+START_HINT = "start one with `make llm-server` or `corpusbench llm serve --llm-model <folder or hub id>`"
 RESTART_HINT = f"{START_HINT}, then rerun to resume"
 _TOO_LONG = ("maximum context length", "context length", "too long", "max_model_len", "maximum model length")
 

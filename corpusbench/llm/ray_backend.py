@@ -8,8 +8,8 @@ repeating finished calls, and the local and Ray paths share answers). An endpoin
 answering, or whose actor dies, is dropped and its batch goes to the others; when none is left the
 run stops with a ``BackendError`` after every result received so far has been delivered.
 
-    corpusbench llm choose --backend ray --base-url http://node1:8011/v1,http://node2:8011/v1 ...
-    corpusbench ltswap build CORPUS --out OUT --llm-backend ray --base-url URL1,URL2
+    corpusbench llm choose --llm-backend ray --llm-base-url http://node1:8011/v1,http://node2:8011/v1 ...
+    corpusbench ltswap build CORPUS --out OUT --llm-backend ray --llm-base-url URL1,URL2
 
 The actors take no CPU slot (the work is on the servers); ``address``/``RAY_ADDRESS`` joins a cluster.
 """
@@ -49,7 +49,9 @@ def parse_urls(base_url: str | Sequence[str]) -> list[str]:
     parts = base_url.split(",") if isinstance(base_url, str) else list(base_url)
     urls = list(dict.fromkeys(u.strip().rstrip("/") for u in parts if u.strip()))
     if not urls:
-        raise ConfigError("the ray LLM backend needs at least one endpoint URL (--base-url URL1,URL2,...)")
+        raise ConfigError(
+            "the ray LLM backend needs at least one endpoint URL (--llm-base-url URL1,URL2,...)"
+        )
     return urls
 
 

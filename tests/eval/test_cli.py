@@ -70,7 +70,7 @@ def pairs_file(tmp_path):
 
 
 def run(*args):
-    return CliRunner().invoke(app, ["eval", *map(str, args)])
+    return CliRunner().invoke(app, ["eval", "run", *map(str, args)])
 
 
 @pytest.mark.parametrize("kind", ["gpt2", "bert", "t5"])
@@ -128,10 +128,12 @@ def test_report_compares_runs(tiny_dir, pairs_file, tmp_path):
         assert (
             run("--dataset", pairs_file, "--model", tiny_dir[kind], "--out", tmp_path / kind).exit_code == 0
         )
-    res = run("report", tmp_path / "gpt2", tmp_path / "bert", "--out", tmp_path / "cmp.md")
+    res = CliRunner().invoke(
+        app, ["compare", str(tmp_path / "gpt2"), str(tmp_path / "bert"), "--out", str(tmp_path / "cmp")]
+    )
     assert res.exit_code == 0, res.output
-    md = (tmp_path / "cmp.md").read_text()
-    assert md.count("\n") == 4 and "default" in md
+    md = (tmp_path / "cmp" / "compare.md").read_text()
+    assert "gpt2" in md and "bert" in md
 
 
 @pytest.mark.parametrize(
@@ -170,7 +172,17 @@ def test_bad_input_writes_nothing(tiny_dir, pairs_file, tmp_path, args, error, m
 @pytest.mark.slow
 def test_cli_process_smollm2_and_exit_code(pairs_file, tmp_path):
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "OMP_NUM_THREADS": "2"}
-    cmd = [sys.executable, "-m", "corpusbench", "eval", "--dataset", str(pairs_file), "--model", str(SMOL)]
+    cmd = [
+        sys.executable,
+        "-m",
+        "corpusbench",
+        "eval",
+        "run",
+        "--dataset",
+        str(pairs_file),
+        "--model",
+        str(SMOL),
+    ]
     ok = subprocess.run(
         [*cmd, "--out", str(tmp_path / "smol")], cwd=ROOT, env=env, capture_output=True, text=True
     )
@@ -181,7 +193,7 @@ def test_cli_process_smollm2_and_exit_code(pairs_file, tmp_path):
     assert scores.loc[4, "logprob_good"] == pytest.approx(-42.5148, abs=2e-3)
     assert results["provenance"]["scorer"]["bos"] == "prepend"
     bad = subprocess.run(
-        [*cmd[:5], str(tmp_path / "missing.jsonl"), *cmd[6:], "--out", str(tmp_path / "x")],
+        [*cmd[:6], str(tmp_path / "missing.jsonl"), *cmd[7:], "--out", str(tmp_path / "x")],
         cwd=ROOT,
         env=env,
         capture_output=True,

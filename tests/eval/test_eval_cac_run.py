@@ -139,7 +139,7 @@ def test_cac_eval_tiny_roberta_truncates_and_cli(eve_cac, tiny_dir, tmp_path):
     out = tmp_path / "rob"
     r = CliRunner().invoke(
         app,
-        ["eval", "--dataset", str(eve_cac), "--model", str(tiny_dir["roberta"]), "--out", str(out),
+        ["eval", "run", "--dataset", str(eve_cac), "--model", str(tiny_dir["roberta"]), "--out", str(out),
          "--limit", "2"],
     )  # fmt: skip
     assert r.exit_code == 0, r.output
@@ -156,7 +156,7 @@ def test_cac_eval_tiny_roberta_truncates_and_cli(eve_cac, tiny_dir, tmp_path):
 def test_cac_eval_context_step_cli(eve_cac, tiny_dir, tmp_path):
     from corpusbench.cli import app
 
-    args = ["eval", "--dataset", str(eve_cac), "--model", str(tiny_dir["gpt2"]), "--limit", "3"]
+    args = ["eval", "run", "--dataset", str(eve_cac), "--model", str(tiny_dir["gpt2"]), "--limit", "3"]
     r = CliRunner().invoke(app, [*args, "--out", str(tmp_path / "step"), "--context-step", "64"])
     assert r.exit_code == 0, r.output
     res = json.loads((tmp_path / "step" / "results.json").read_text())

@@ -173,9 +173,10 @@ def test_card_command_verbatim_whole_release_and_compare(
     assert results["scoring_mode"]["per_config"]["fitclams-plays-simple_agrmt"] == "critical_region"
     assert results["scoring_mode"]["per_config"]["agreement"] == "full_sentence"
     assert "not a win" in results["tie_rule"] and "FIT-CLAMS score" in (out / "summary.md").read_text()
-    # the old spelling still works (deprecated), with a first-N limit
+    # a first-N limit
     old = cli(
         "eval",
+        "run",
         "--dataset",
         str(local),
         "--model",
@@ -188,7 +189,6 @@ def test_card_command_verbatim_whole_release_and_compare(
         str(tmp_path / "o2"),
     )
     assert old.returncode == 0, old.stderr
-    assert "deprecated" in old.stderr
     r2 = json.loads((tmp_path / "o2" / "results.json").read_text())
     assert (
         r2["configs"]["fitclams-plays-prep_anim"]["n"] == 5

@@ -1,4 +1,4 @@
-"""One set of LLM backend names for every command; old spellings are deprecated aliases that still work."""
+"""One set of LLM backend names for every command (`--llm-backend`); the old vllm and hf are gone."""
 
 import pytest
 from typer.testing import CliRunner
@@ -14,10 +14,10 @@ def test_names_and_default():
     assert backend_class("vllm-server").name == "openai" and backend_class("vllm-engine").name == "vllm"
 
 
-@pytest.mark.parametrize(("old", "new"), [("vllm", "vllm-engine"), ("hf", "transformers")])
-def test_old_spellings_map_with_a_warning(old, new, capsys):
-    assert canonical_backend(old) == new
-    assert "deprecated" in capsys.readouterr().err
+@pytest.mark.parametrize("old", ["vllm", "hf"])
+def test_the_old_spellings_are_gone(old):
+    with pytest.raises(ConfigError, match="unknown LLM backend"):
+        canonical_backend(old)
 
 
 def test_unknown_backend_names_the_known_ones():
@@ -31,10 +31,18 @@ def test_commands_share_the_names_in_their_help():
         assert r.exit_code == 0 and "vllm-server" in r.output and "vllm-engine" in r.output, cmd
 
 
-def test_llm_command_accepts_the_deprecated_alias(tmp_path):
-    # `--backend hf` still works (deprecated): it reaches the transformers backend, which names the bad model
+def test_llm_command_names_the_known_backends(tmp_path):
     r = CliRunner().invoke(
-        app, ["llm", "generate", "hi", "--backend", "hf", "--model", str(tmp_path / "nope"), "--no-cache"]
+        app,
+        [
+            "llm",
+            "generate",
+            "hi",
+            "--llm-backend",
+            "hf",
+            "--llm-model",
+            str(tmp_path / "nope"),
+            "--no-llm-cache",
+        ],
     )
-    assert "deprecated" in r.output and "--backend transformers" in r.output
-    assert r.exit_code != 0 and "nope" in r.output
+    assert r.exit_code == 2 and "unknown LLM backend 'hf'" in r.output and "transformers" in r.output

@@ -29,8 +29,8 @@ def small_disk(tmp_path: Path):
 def build(fake: FakeOpenAI, stats: Path, out: Path, cache: Path, cwd: Path):
     """`ltswap build` of ``stats`` in a fresh process, against ``fake``."""
     return corpusbench(
-        "ltswap", "build", "unused", "--stats", str(stats), "--out", str(out), "--cache", str(cache),
-        "--llm-backend", "openai", "--base-url", fake.url, "--max-per-bin", "2", "--llm-retries", "0",
+        "ltswap", "build", "unused", "--stats", str(stats), "--out", str(out), "--llm-cache", str(cache),
+        "--llm-backend", "openai", "--llm-base-url", fake.url, "--max-per-bin", "2", "--llm-retries", "0",
         cwd=cwd,
     )  # fmt: skip
 

@@ -1,4 +1,4 @@
-"""A SIGTERMed ``corpusbench llm generate --backend vllm-engine`` stops in order (exit 143, finished
+"""A SIGTERMed ``corpusbench llm generate --llm-backend vllm-engine`` stops in order (exit 143, finished
 calls cached) and leaves nothing of its in-process engine: no process of the worker's tree and no
 /dev/shm/psm_* segment. One engine start."""
 
@@ -32,9 +32,9 @@ def test_sigtermed_engine_run_stops_in_order_and_leaves_nothing(model_dir, vllm_
     lines = (json.dumps({"id": f"q{i}", "prompt": f"Count from {i} to {i + 40}."}) for i in range(1024))
     prompts.write_text("\n".join(lines) + "\n")
     before = psm_segments()
-    cmd = [sys.executable, "-m", "corpusbench", "llm", "generate", "--backend", "vllm-engine"]
-    cmd += ["--model", str(model_dir), "--vllm-python", str(vllm_py), "--prompts", str(prompts)]
-    cmd += ["--cache", str(db), "--out", str(out), "--max-tokens", "16"]
+    cmd = [sys.executable, "-m", "corpusbench", "llm", "generate", "--llm-backend", "vllm-engine"]
+    cmd += ["--llm-model", str(model_dir), "--vllm-python", str(vllm_py), "--prompts", str(prompts)]
+    cmd += ["--llm-cache", str(db), "--out", str(out), "--max-tokens", "16"]
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         wait_until(lambda: cached(db) > 0, 600, "the first answers", proc)  # mid-run

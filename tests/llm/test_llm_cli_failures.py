@@ -22,13 +22,24 @@ def test_failed_call_exits_3_and_keeps_the_answers(fake, tmp_path, op) -> None:
     fake.reset()
     fake.script = {"broken": ["garbage"]}
     out = tmp_path / "answers.jsonl"
-    args = ["llm", op, "fine", "broken", "--backend", "openai", "--base-url", fake.url, "--model", "flaky"]
-    res = CliRunner().invoke(app, [*args, "--out", str(out), "--cache", str(tmp_path / "cache.sqlite")])
+    args = [
+        "llm",
+        op,
+        "fine",
+        "broken",
+        "--llm-backend",
+        "openai",
+        "--llm-base-url",
+        fake.url,
+        "--llm-model",
+        "flaky",
+    ]
+    res = CliRunner().invoke(app, [*args, "--out", str(out), "--llm-cache", str(tmp_path / "cache.sqlite")])
     assert res.exit_code == 3, res.output
     assert "1 of 2 LLM calls failed" in res.output
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["status"] for r in rows] == ["ok", "error"]
     fake.reset()  # the server is fixed: the rerun sends only the failed call
-    res = CliRunner().invoke(app, [*args, "--out", str(out), "--cache", str(tmp_path / "cache.sqlite")])
+    res = CliRunner().invoke(app, [*args, "--out", str(out), "--llm-cache", str(tmp_path / "cache.sqlite")])
     assert res.exit_code == 0, res.output
     assert fake.requests == 1

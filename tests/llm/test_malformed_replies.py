@@ -59,16 +59,16 @@ def answers(cache) -> int:
 def test_judge_on_malformed_replies_exits_3_caches_no_answer_and_resumes(fake, items, tmp_path, mode):
     out, cache = tmp_path / "v.jsonl", tmp_path / "c.sqlite"
     fake.reset(mode)
-    r = invoke("ltswap", "judge", items, "--out", out, "--llm-backend", "openai", "--base-url", fake.url,
-               "--cache", cache, "--llm-retries", "0")  # fmt: skip
+    r = invoke("ltswap", "judge", items, "--out", out, "--llm-backend", "openai", "--llm-base-url", fake.url,
+               "--llm-cache", cache, "--llm-retries", "0")  # fmt: skip
     assert r.exit_code == 3, r.output
     line = error_line(r.output)
     assert "LLM call(s) failed, more than the failure budget allows" in line, line
     assert ("not a JSON object" if mode == "null" else "malformed") in line, line
     assert not out.exists() and answers(cache) == 0  # no verdict, and nothing to serve on the rerun
     fake.reset("ok")  # the server is fixed: the rerun sends the calls and completes
-    r = invoke("ltswap", "judge", items, "--out", out, "--llm-backend", "openai", "--base-url", fake.url,
-               "--cache", cache)  # fmt: skip
+    r = invoke("ltswap", "judge", items, "--out", out, "--llm-backend", "openai", "--llm-base-url", fake.url,
+               "--llm-cache", cache)  # fmt: skip
     assert r.exit_code == 0, r.output
     rows = [json.loads(x) for x in out.read_text().splitlines()]
     assert fake.requests > 0 and len(rows) == 3 and all(x["margins"] for x in rows)
@@ -77,7 +77,7 @@ def test_judge_on_malformed_replies_exits_3_caches_no_answer_and_resumes(fake, i
 @pytest.mark.parametrize(("op", "mode"), [("generate", "null"), ("generate", "empty"), ("choose", "nan")])
 def test_llm_command_on_a_malformed_reply_exits_3_and_resends_it(fake, tmp_path, op, mode):
     cache = tmp_path / "c.sqlite"
-    args = ("llm", op, "Is it?", "--backend", "openai", "--base-url", fake.url, "--cache", cache)
+    args = ("llm", op, "Is it?", "--llm-backend", "openai", "--llm-base-url", fake.url, "--llm-cache", cache)
     args += ("--options", "yes,no") if op == "choose" else ()
     fake.reset(mode)
     r = invoke(*args)
@@ -146,7 +146,8 @@ def test_judge_on_a_trickling_server_exits_3_within_seconds(fake, items, tmp_pat
     fake.reset("trickle")
     t0 = time.monotonic()
     r = invoke("ltswap", "judge", items, "--out", tmp_path / "v.jsonl", "--llm-backend", "openai",
-               "--base-url", fake.url, "--cache", tmp_path / "c.sqlite", "--llm-timeout", "1.5")  # fmt: skip
+               "--llm-base-url", fake.url, "--llm-cache", tmp_path / "c.sqlite",
+               "--llm-timeout", "1.5")  # fmt: skip
     assert r.exit_code == 3, r.output
     assert "timed out after 1.5s (tried twice)" in error_line(r.output)
     assert time.monotonic() - t0 < 15

@@ -87,7 +87,8 @@ def test_unknown_model(fake, backend) -> None:
 
 
 def test_a_local_folder_is_asked_for_under_its_served_name(fake, tmp_path) -> None:
-    """`--base-url URL --model models/NAME` finds the server that `llm serve --model models/NAME` started."""
+    """`--llm-base-url URL --llm-model models/NAME` finds the server `llm serve --llm-model models/NAME`
+    started."""
     folder = tmp_path / "flaky"
     folder.mkdir()
     assert OpenAIBackend(fake.url, str(folder)).model == "flaky"

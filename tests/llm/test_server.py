@@ -65,9 +65,9 @@ def test_sigkilled_run_resumes_without_repeating_calls(vllm_server, tmp_path) ->
         "generate",
         "--prompts",
         str(prompts),
-        "--base-url",
+        "--llm-base-url",
         vllm_server.url,
-        "--cache",
+        "--llm-cache",
         str(db),
         "--out",
         str(out),
@@ -131,9 +131,9 @@ def test_cli_choose_writes_results_and_report(vllm_server, tmp_path) -> None:
         "Is fire cold? Answer yes or no.",
         "--options",
         "yes,no",
-        "--base-url",
+        "--llm-base-url",
         vllm_server.url,
-        "--cache",
+        "--llm-cache",
         str(tmp_path / "c.sqlite"),
         "--out",
         str(out),
@@ -153,7 +153,7 @@ def test_cli_choose_writes_results_and_report(vllm_server, tmp_path) -> None:
 def test_cli_unreachable_server_exits_3_with_hint(tmp_path) -> None:
     url = f"http://127.0.0.1:{free_port()}/v1"
     proc = subprocess.run(
-        [sys.executable, "-m", "corpusbench", "llm", "ping", "--base-url", url],
+        [sys.executable, "-m", "corpusbench", "llm", "ping", "--llm-base-url", url],
         cwd=ROOT,
         capture_output=True,
         text=True,

@@ -41,7 +41,16 @@ def test_a_custom_code_folder_is_refused_in_one_line_and_nothing_runs(custom_fol
     folder, marker = custom_folder
     r = CliRunner().invoke(  # "y" on stdin: there must be no question to answer
         app,
-        ["llm", "generate", "hi", "--backend", "transformers", "--model", str(folder), "--no-cache"],
+        [
+            "llm",
+            "generate",
+            "hi",
+            "--llm-backend",
+            "transformers",
+            "--llm-model",
+            str(folder),
+            "--no-llm-cache",
+        ],
         input="y\n",
     )
     assert r.exit_code == 2, r.output
@@ -60,8 +69,8 @@ def test_trust_remote_code_runs_the_folder_code(custom_folder, tmp_path) -> None
     """The flag does what it says (so the marker shows what the refusal prevents); a fresh process with
     its own module cache, so the code copied there does not outlive the test."""
     folder, marker = custom_folder
-    cmd = [sys.executable, "-m", "corpusbench", "llm", "generate", "hi", "--backend", "transformers",
-           "--model", str(folder), "--no-cache", "--trust-remote-code"]  # fmt: skip
+    cmd = [sys.executable, "-m", "corpusbench", "llm", "generate", "hi", "--llm-backend", "transformers",
+           "--llm-model", str(folder), "--no-llm-cache", "--trust-remote-code"]  # fmt: skip
     env = {**os.environ, "HF_MODULES_CACHE": str(tmp_path / "modules"), "HF_HUB_OFFLINE": "1"}
     r = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert marker.read_text() == "the folder code ran", r.stdout + r.stderr

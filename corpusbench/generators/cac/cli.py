@@ -1,8 +1,6 @@
 """``corpusbench cac build``: CAC sites and human statistics from dialogue; ``cac productivity``: Yang's test.
 
-``corpusbench cac build CHAT... --out DIR`` is the command. The older spellings ``corpusbench cac CHAT...``
-(no subcommand) and ``corpusbench cac run CHAT...`` still work as deprecated aliases of ``build`` (one
-``deprecated:`` line on stderr, :mod:`corpusbench.aliases`); ``--help`` names them.
+``corpusbench cac build CHAT... --out DIR`` is the command.
 """
 
 from __future__ import annotations
@@ -14,28 +12,17 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from corpusbench.aliases import DefaultCommandGroup, add_alias
 from corpusbench.console import make_console
 from corpusbench.corpus.readers import MAX_LINE_BYTES
 
 console = make_console()
 
 
-class _CacGroup(DefaultCommandGroup):
-    """``corpusbench cac FILE...`` (no subcommand) is a deprecated alias of ``cac build FILE...``."""
-
-    default_command = "build"
-    cli_name = "corpusbench cac"
-    arg_name = "FILE"
-
-
 cac_app = typer.Typer(
-    cls=_CacGroup,
     no_args_is_help=True,
     add_completion=False,
     help="CAC (Contextual Alternative Choice): `cac build` extracts determiner sites from dialogue and "
-    "computes the human statistics; `cac productivity` is Yang's productivity test. Deprecated "
-    "spellings of `cac build`: `corpusbench cac FILE...` and `corpusbench cac run FILE...`.",
+    "computes the human statistics; `cac productivity` is Yang's productivity test.",
 )
 
 
@@ -137,7 +124,6 @@ def build(
 
 
 cac_app.command("build")(build)
-add_alias(cac_app, "run", build, old="corpusbench cac run", new="corpusbench cac build")
 
 
 def _f(x: float, nd: int = 3) -> str:

@@ -1,7 +1,6 @@
 """``corpusbench fitclams build``: frequency-informed agreement minimal pairs from one or more corpora.
 
-Old spellings still work, with a deprecation line: ``fitclams --corpus ...`` (no subcommand, now
-``fitclams build``) and ``--stats-dir`` (now ``--stats``).
+``--llm-check`` asks an LLM, set with the shared ``--llm-*`` options (:mod:`corpusbench.llm.options`).
 """
 
 from __future__ import annotations
@@ -10,21 +9,12 @@ from pathlib import Path
 
 import typer
 
-from corpusbench.aliases import DefaultCommandGroup, renamed_option
 from corpusbench.errors import ConfigError
 from corpusbench.generators.fitclams.records import PARADIGMS
-from corpusbench.llm.api import BACKEND_HELP, DEFAULT_BACKEND, canonical_backend
-
-
-class _FitClamsGroup(DefaultCommandGroup):
-    """``fitclams --corpus ...`` (deprecated) means ``fitclams build --corpus ...``."""
-
-    default_command = "build"
-    cli_name = "corpusbench fitclams"
-
+from corpusbench.llm.api import DEFAULT_BACKEND, DEFAULT_BASE_URL, DEFAULT_CACHE
+from corpusbench.llm.options import LLMApiKey, LLMBackend, LLMBaseUrl, LLMModel, llm_spec
 
 fitclams_app = typer.Typer(
-    cls=_FitClamsGroup,
     help="FIT-CLAMS: `fitclams build` makes subject-verb agreement minimal pairs from corpus frequencies.",
     no_args_is_help=True,
 )
@@ -126,17 +116,16 @@ def fitclams(
         "--llm-check/--no-llm-check",
         help="Confirm animacy/intransitivity of shortlisted words with an LLM.",
     ),
-    llm_backend: str = typer.Option(
-        DEFAULT_BACKEND, "--llm-backend", help="LLM backend for --llm-check: " + BACKEND_HELP
-    ),
-    llm_model: str | None = typer.Option(None, "--llm-model", help="LLM model for --llm-check."),
+    llm_backend: LLMBackend = DEFAULT_BACKEND,
+    llm_model: LLMModel = None,
+    llm_base_url: LLMBaseUrl = DEFAULT_BASE_URL,
+    llm_api_key: LLMApiKey = None,
     stats: Path | None = typer.Option(
         None,
         "--stats",
         help="Folder of the raw corpora's stats folders, STATS/NAME (default: OUT-stats); existing ones are "
         "reused.",
     ),
-    stats_dir: Path | None = typer.Option(None, "--stats-dir", hidden=True, help="Old spelling of --stats."),
     workers: int = typer.Option(1, "--workers", "-w", help="Worker processes for computing stats."),
     tagger: str | None = typer.Option(
         None,
@@ -160,7 +149,6 @@ def fitclams(
     )
     from corpusbench.generators.fitclams.select import SelectionConfig
 
-    stats = renamed_option(stats, stats_dir, old="--stats-dir", new="--stats")
     pairs = parse_corpus_args(corpus)
     sel = SelectionConfig(
         n_nouns=nouns,
@@ -193,12 +181,15 @@ def fitclams(
         judge = None
         if llm_check:  # long LLM work: the live display of LLM progress (a plain line in logs)
             from corpusbench.generators.fitclams.llm_check import llm_judge
-            from corpusbench.llm import LLMSpec, open_llm
+            from corpusbench.llm import open_llm
             from corpusbench.llm.records import FailureBudget
             from corpusbench.progress_llm import LLMProgress
 
             llm = stack.enter_context(  # a failed call stops the run (exit 3), never a silent "no veto"
-                open_llm(LLMSpec(backend=canonical_backend(llm_backend), model=llm_model), FailureBudget())
+                open_llm(
+                    llm_spec(llm_backend, llm_model, llm_base_url, llm_api_key, DEFAULT_CACHE),
+                    FailureBudget(),
+                )
             )
             shown = stack.enter_context(LLMProgress(console, "fitclams --llm-check"))
             stack.enter_context(shown.watch(llm))

@@ -2,9 +2,7 @@
 
 ``corpusbench frames build CORPUS --stats STATS --out DIR`` builds the S-clusters; ``frames split``
 makes the held-out train/test split of a corpus folder. Clusterings are scored by ``corpusbench eval
-clusters`` (``eval_clusters_cmd``, defined here). Old spellings still work, with a deprecation line:
-``frames CORPUS ...`` and ``frames generate`` (now ``frames build``), ``frames eval`` (now ``eval clusters``),
-``--train-vocab`` (now ``--stats``).
+clusters`` (``eval_clusters_cmd``, defined here).
 """
 
 from __future__ import annotations
@@ -14,21 +12,12 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from corpusbench.aliases import DefaultCommandGroup, add_alias, renamed_option
 from corpusbench.console import make_console
 
 console = make_console()
 
 
-class _FramesGroup(DefaultCommandGroup):
-    """``frames CORPUS ...`` (deprecated) means ``frames build CORPUS ...``."""
-
-    default_command = "build"
-    cli_name = "corpusbench frames"
-
-
 frames_app = typer.Typer(
-    cls=_FramesGroup,
     help="S-clusters from frames: `frames split` a corpus, `frames build` the S-clusters of its test part; "
     "score word clusterings against them with `corpusbench eval clusters`.",
     no_args_is_help=True,
@@ -36,25 +25,14 @@ frames_app = typer.Typer(
 
 
 def register(app: typer.Typer) -> None:
-    """Add ``corpusbench frames`` (build, split; deprecated: generate, eval) to the app."""
+    """Add ``corpusbench frames`` (build, split) to the app."""
     app.add_typer(frames_app, name="frames")
-    add_alias(
-        frames_app, "generate", build_cmd, old="corpusbench frames generate", new="corpusbench frames build"
-    )
-    add_alias(
-        frames_app, "eval", eval_clusters_cmd, old="corpusbench frames eval", new="corpusbench eval clusters"
-    )
 
 
 @frames_app.command("build")
 def build_cmd(
     corpus: str = typer.Argument(..., help="Test corpus: a text file or folder (any corpusbench reader)."),
-    stats: Path | None = typer.Option(
-        None, "--stats", help="Stats folder of the training corpus (required)."
-    ),
-    train_vocab: Path | None = typer.Option(
-        None, "--train-vocab", hidden=True, help="Old spelling of --stats."
-    ),
+    stats: Path = typer.Option(..., "--stats", help="Stats folder of the training corpus."),
     out: Path = typer.Option(..., "--out", "-o", help="Output folder (written atomically)."),
     min_frame_count: int = typer.Option(2, "--min-frame-count", help="Keep frames seen at least this often."),
     lang: str = typer.Option("en", "--lang", help="Sentence splitting/tokenisation language."),
@@ -69,7 +47,6 @@ def build_cmd(
     from corpusbench.generators.frames.extract import generate_frames
     from corpusbench.generators.frames.records import FramesParams
 
-    train_stats = renamed_option(stats, train_vocab, old="--train-vocab", new="--stats", required=True)
     params = FramesParams(lang=lang, min_frame_count=min_frame_count)
     with Progress(
         SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=console
@@ -77,7 +54,7 @@ def build_cmd(
         task = bar.add_task("frames", total=None)
         report = generate_frames(
             CorpusSpec(path=corpus),
-            train_stats,
+            stats,
             out,
             params,
             with_occurrences=occurrences,

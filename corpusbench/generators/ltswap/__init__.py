@@ -1,6 +1,6 @@
 """LT-Swap (Algayres et al., 2025): WordSwap, InflectionSwap and AgreementSwap quadruplets from any corpus.
 
-    corpusbench ltswap build CORPUS --out DIR [--stats DIR] [--llm-backend B --model M --base-url U]
+    corpusbench ltswap build CORPUS --out DIR [--stats DIR] [--llm-backend B --llm-model M --llm-base-url U]
                        [--max-per-bin N] [--seed S] [--lang en]
 
 Stages (one module each): ``candidates`` (+ ``lexicon``) -> ``generation`` (prompts in

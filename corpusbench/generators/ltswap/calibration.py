@@ -137,7 +137,7 @@ def figures_markdown(fig: dict[str, Any] | None, rule: str) -> str:
     if fig is None:
         return (
             f"Judge figures: not measured for this model with the `{rule}` rule; run "
-            f"`corpusbench ltswap judge-check --model MODEL --filter-rule {rule}`."
+            f"`corpusbench ltswap judge-check --llm-model MODEL --filter-rule {rule}`."
         )
 
     def pct(x: float | None) -> str:

@@ -1,8 +1,8 @@
 """``corpusbench ltswap``: LT-Swap quadruplets (WordSwap, InflectionSwap, AgreementSwap) and their judge.
 
 ``ltswap build CORPUS --out DIR`` generates; ``ltswap judge ITEMS.jsonl --out OUT.jsonl`` re-judges
-given quadruplets; ``ltswap judge-check`` measures a judge on the shipped calibration set. The old
-spelling ``ltswap CORPUS ...`` still means ``ltswap build CORPUS ...`` (with a deprecation line).
+given quadruplets; ``ltswap judge-check`` measures a judge on the shipped calibration set. The LLM
+that writes and judges takes the shared ``--llm-*`` options (:mod:`corpusbench.llm.options`).
 """
 
 from __future__ import annotations
@@ -14,12 +14,21 @@ from typing import TYPE_CHECKING
 import typer
 from rich.table import Table
 
-from corpusbench.aliases import DefaultCommandGroup
 from corpusbench.console import make_console
 from corpusbench.errors import ConfigError, option_names
 from corpusbench.generators.ltswap.prompting import DEFAULT_WRITER
-from corpusbench.llm.api import BACKEND_HELP, DEFAULT_BACKEND, DEFAULT_RETRIES, DEFAULT_TIMEOUT
-from corpusbench.llm.options import API_KEY, TRUST_REMOTE_CODE
+from corpusbench.llm.api import DEFAULT_BACKEND, DEFAULT_RETRIES, DEFAULT_TIMEOUT
+from corpusbench.llm.options import (
+    LLMApiKey,
+    LLMBackend,
+    LLMBaseUrl,
+    LLMCache,
+    LLMModel,
+    LLMRetries,
+    LLMTimeout,
+    MaxLLMFailures,
+    TrustRemoteCode,
+)
 
 if TYPE_CHECKING:
     from corpusbench.generators.ltswap.session import LLMOptions
@@ -27,50 +36,17 @@ if TYPE_CHECKING:
 console = make_console()
 
 
-class _LtswapGroup(DefaultCommandGroup):
-    """``ltswap CORPUS ...`` (deprecated) means ``ltswap build CORPUS ...``."""
-
-    default_command = "build"
-    cli_name = "corpusbench ltswap"
-
-
 ltswap_app = typer.Typer(
-    cls=_LtswapGroup,
     help="LT-Swap: `ltswap build` quadruplets from a corpus; `ltswap judge` re-judges quadruplets; "
     "`ltswap judge-check` measures a judge on the calibration set.",
     no_args_is_help=True,
 )
 
-LLM_BACKEND = typer.Option(DEFAULT_BACKEND, "--llm-backend", help=BACKEND_HELP)
-MODEL = typer.Option(  # --llm-model: the spelling of every generator; --model/-m kept
-    None,
-    "--llm-model",
-    "--model",
-    "-m",
-    help="Model folder / hub id, or the served name (default: Qwen2.5-Coder-1.5B-Instruct from "
-    "`make judge-model`; on a GPU the paper's setting is meta-llama/Llama-3.1-8B-Instruct).",
-)
-BASE_URL = typer.Option(None, "--base-url", help="Server URL for vllm-server/openai (none: start one).")
 FILTER_RULE = typer.Option(
     None, "--filter-rule", help="strict (paper: all 4 answers right), debiased or pointwise (default)."
 )
 THRESHOLD = typer.Option(
     None, "--threshold", help="Margin threshold (default: 0.1 for pointwise, 0 for debiased and strict)."
-)
-LLM_TIMEOUT = typer.Option(
-    DEFAULT_TIMEOUT,
-    "--llm-timeout",
-    help="Seconds one call to the LLM server may take (vllm-server/openai/ray); a call that times out is "
-    "sent once more at most.",
-)
-LLM_RETRIES = typer.Option(
-    DEFAULT_RETRIES, "--llm-retries", help="Retries of a call that fails (connection error, HTTP 429/5xx)."
-)
-MAX_FAILURES = typer.Option(
-    "0",
-    "--max-llm-failures",
-    help="Failed LLM calls the run may absorb: a count (3) or a share of its calls (2%). Default 0: a "
-    "failure stops the run with exit 3; the answers so far are kept for the rerun.",
 )
 
 
@@ -146,12 +122,10 @@ def ltswap(
     stats: Path | None = typer.Option(
         None, "--stats", help="A stats folder of CORPUS (default: OUT/stats, computed if missing or stale)."
     ),
-    llm_backend: str = LLM_BACKEND,
-    model: str | None = MODEL,
-    base_url: str | None = BASE_URL,
-    cache: Path | None = typer.Option(
-        None, "--cache", help="LLM result cache (default OUT/llm-cache.sqlite); a killed run resumes from it."
-    ),
+    llm_backend: LLMBackend = DEFAULT_BACKEND,
+    model: LLMModel = None,
+    base_url: LLMBaseUrl = None,
+    cache: LLMCache = None,
     max_per_bin: str = typer.Option(
         "200",
         "--max-per-bin",
@@ -230,11 +204,11 @@ def ltswap(
     threshold: float | None = THRESHOLD,
     batch_size: int = typer.Option(8, "--batch-size", help="transformers backend: prompts per batch."),
     workers: int = typer.Option(1, "--workers", "-w", help="Workers for the stats step."),
-    llm_timeout: float = LLM_TIMEOUT,
-    llm_retries: int = LLM_RETRIES,
-    max_llm_failures: str = MAX_FAILURES,
-    api_key: str | None = API_KEY,
-    trust_remote_code: bool = TRUST_REMOTE_CODE,
+    llm_timeout: LLMTimeout = DEFAULT_TIMEOUT,
+    llm_retries: LLMRetries = DEFAULT_RETRIES,
+    max_llm_failures: MaxLLMFailures = "0",
+    api_key: LLMApiKey = None,
+    trust_remote_code: TrustRemoteCode = False,
 ) -> None:
     """Generate LT-Swap quadruplets for the rare words of CORPUS (paper §2, Appendices A, C, D)."""
     from corpusbench.generators.ltswap.pipeline import LtswapParams, plan_ltswap, run_ltswap
@@ -464,17 +438,17 @@ def judge_cmd(
     ),
     filter_rule: str | None = FILTER_RULE,
     threshold: float | None = THRESHOLD,
-    llm_backend: str = LLM_BACKEND,
-    model: str | None = MODEL,
-    base_url: str | None = BASE_URL,
-    cache: Path | None = typer.Option(None, "--cache", help="LLM result cache (default .cache/llm.sqlite)."),
+    llm_backend: LLMBackend = DEFAULT_BACKEND,
+    model: LLMModel = None,
+    base_url: LLMBaseUrl = None,
+    cache: LLMCache = None,
     nonce: str = typer.Option("blick", "--nonce", help="Nonce word of WordSwap's pairwise game."),
     batch_size: int = typer.Option(8, "--batch-size", help="transformers backend: prompts per batch."),
-    llm_timeout: float = LLM_TIMEOUT,
-    llm_retries: int = LLM_RETRIES,
-    max_llm_failures: str = MAX_FAILURES,
-    api_key: str | None = API_KEY,
-    trust_remote_code: bool = TRUST_REMOTE_CODE,
+    llm_timeout: LLMTimeout = DEFAULT_TIMEOUT,
+    llm_retries: LLMRetries = DEFAULT_RETRIES,
+    max_llm_failures: MaxLLMFailures = "0",
+    api_key: LLMApiKey = None,
+    trust_remote_code: TrustRemoteCode = False,
 ) -> None:
     """Run only the LT-Swap filter on given quadruplets (e.g. re-filter a release with a stronger judge)."""
     from corpusbench.generators.ltswap.calibration import read_items
@@ -525,20 +499,20 @@ def judge_check_cmd(
         None, "--filter-rule", help="Rule(s) to measure (repeatable; default: all three)."
     ),
     threshold: float | None = THRESHOLD,
-    llm_backend: str = LLM_BACKEND,
-    model: str | None = MODEL,
-    base_url: str | None = BASE_URL,
-    cache: Path | None = typer.Option(None, "--cache", help="LLM result cache (default .cache/llm.sqlite)."),
+    llm_backend: LLMBackend = DEFAULT_BACKEND,
+    model: LLMModel = None,
+    base_url: LLMBaseUrl = None,
+    cache: LLMCache = None,
     out: Path | None = typer.Option(None, "--out", "-o", help="Write the figures as JSON."),
     batch_size: int = typer.Option(8, "--batch-size", help="transformers backend: prompts per batch."),
     per_subtask: int | None = typer.Option(
         None, "--per-subtask", help="Measure on a balanced subset: N valid and N invalid items per subtask."
     ),
-    llm_timeout: float = LLM_TIMEOUT,
-    llm_retries: int = LLM_RETRIES,
-    max_llm_failures: str = MAX_FAILURES,
-    api_key: str | None = API_KEY,
-    trust_remote_code: bool = TRUST_REMOTE_CODE,
+    llm_timeout: LLMTimeout = DEFAULT_TIMEOUT,
+    llm_retries: LLMRetries = DEFAULT_RETRIES,
+    max_llm_failures: MaxLLMFailures = "0",
+    api_key: LLMApiKey = None,
+    trust_remote_code: TrustRemoteCode = False,
 ) -> None:
     """Measure a judge on labelled quadruplets: accuracy, first-option rate, keep-precision, keep-recall."""
     from corpusbench.generators.ltswap.calibration import (

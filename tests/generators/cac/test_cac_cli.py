@@ -174,6 +174,7 @@ def test_dialogue_table_input(tmp_path):
         app,
         [
             "cac",
+            "build",
             str(path),
             "--out",
             str(out),
@@ -247,28 +248,19 @@ def test_productivity_help_and_validation_agree():
     assert overlap("0.3") == overlap("0.7") and overlap("0") == overlap("1")
 
 
-def test_cac_grammar_build_and_deprecated_aliases(tmp_path):
-    """`cac build FILE` is the command; `cac FILE` and `cac run FILE` still work, with a warning, and
-    write the same sites; --help names all three."""
+def test_cac_grammar_build_is_the_command(tmp_path):
+    """`cac build FILE` is the command; the old spellings `cac FILE` and `cac run FILE` are gone."""
     res = runner.invoke(app, ["cac", "--help"], env={"COLUMNS": "200"})
     assert res.exit_code == 0
-    assert "build" in res.output and "productivity" in res.output
-    assert "corpusbench cac FILE" in res.output and "deprecated" in res.output.lower()
+    assert "build" in res.output and "productivity" in res.output and "deprecated" not in res.output.lower()
     src = tmp_path / "t.cha"
     src.write_text(chat("MOT: look at the dog .", "CHI: a dog .", "MOT: the dog is big .", "CHI: the ball ."))
-    outs = {}
-    for name, argv in {
-        "build": ["cac", "build"],
-        "bare": ["cac"],
-        "run": ["cac", "run"],
-    }.items():
-        outs[name] = tmp_path / name
-        res = runner.invoke(app, [*argv, str(src), "--out", str(outs[name])])
-        assert res.exit_code == 0, res.output
-        assert ("deprecated" in res.output.lower()) is (name != "build"), (name, res.output)
-    sites = {k: pd.read_parquet(v / "sites.parquet") for k, v in outs.items()}
-    assert len(sites["build"]) >= 3
-    assert sites["bare"].equals(sites["build"]) and sites["run"].equals(sites["build"])
+    res = runner.invoke(app, ["cac", "build", str(src), "--out", str(tmp_path / "build")])
+    assert res.exit_code == 0, res.output
+    assert len(pd.read_parquet(tmp_path / "build" / "sites.parquet")) >= 3
+    for argv in (["cac"], ["cac", "run"]):
+        res = runner.invoke(app, [*argv, str(src), "--out", str(tmp_path / "old")])
+        assert res.exit_code == 2 and "No such command" in res.output, (argv, res.output)
 
 
 def test_release_card_states_the_unit_of_analysis():

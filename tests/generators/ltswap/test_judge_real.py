@@ -51,7 +51,9 @@ def test_default_judge_keeps_valid_quadruplets_and_ranks_them_above_invalid_ones
     items.write_text("".join(json.dumps(x) + "\n" for x in ITEMS), encoding="utf-8")
     out = tmp_path / "verdicts.jsonl"
     args = ["ltswap", "judge", str(items), "--out", str(out), "--llm-backend", "transformers"]
-    r = CliRunner().invoke(app, [*args, "--cache", str(tmp_path / "c.sqlite")])  # default model: the judge
+    r = CliRunner().invoke(
+        app, [*args, "--llm-cache", str(tmp_path / "c.sqlite")]
+    )  # default model: the judge
     assert r.exit_code == 0, r.output
     rows = {x["id"]: x for x in map(json.loads, out.read_text().splitlines())}
     assert rows["valid-ws"]["keep"] and rows["valid-agr"]["keep"], rows

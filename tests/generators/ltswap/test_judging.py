@@ -176,7 +176,7 @@ def test_judge_command_writes_verdicts_and_names_a_bad_line(tmp_path):
             str(out),
             "--llm-backend",
             "scripted",
-            "--cache",
+            "--llm-cache",
             str(tmp_path / "c.sqlite"),
             "--filter-rule",
             "debiased",
@@ -213,7 +213,7 @@ def test_judge_check_command_reports_every_rule(tmp_path):
             "scripted",
             "--out",
             str(out),
-            "--cache",
+            "--llm-cache",
             str(tmp_path / "c.sqlite"),
         ],
     )

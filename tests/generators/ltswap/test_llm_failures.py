@@ -43,15 +43,15 @@ def error_lines(output: str) -> list[str]:
 
 def judge(fake, items, out, cache, *extra):
     return invoke(
-        "ltswap", "judge", items, "--out", out, "--llm-backend", "openai", "--base-url", fake.url,
-        "--cache", cache, "--llm-retries", "0", *extra,
+        "ltswap", "judge", items, "--out", out, "--llm-backend", "openai", "--llm-base-url", fake.url,
+        "--llm-cache", cache, "--llm-retries", "0", *extra,
     )  # fmt: skip
 
 
 def build(fake, stats, out, *extra):
     return invoke(
         "ltswap", "build", "unused", "--stats", stats.path, "--out", out, "--llm-backend", "openai",
-        "--base-url", fake.url, "--max-per-bin", "1", "--rules", "SVSHORT", "--llm-retries", "0", *extra,
+        "--llm-base-url", fake.url, "--max-per-bin", "1", "--rules", "SVSHORT", "--llm-retries", "0", *extra,
     )  # fmt: skip
 
 
@@ -84,8 +84,8 @@ def test_judge_failure_budget_then_resume(fake, items, tmp_path):
 def test_judge_timeout_option(fake, items, tmp_path):
     fake.reset("slow")  # answers after 5 s
     r = invoke(
-        "ltswap", "judge", items, "--out", tmp_path / "v.jsonl", "--llm-backend", "openai", "--base-url",
-        fake.url, "--cache", tmp_path / "c.sqlite", "--llm-timeout", "0.5",
+        "ltswap", "judge", items, "--out", tmp_path / "v.jsonl", "--llm-backend", "openai", "--llm-base-url",
+        fake.url, "--llm-cache", tmp_path / "c.sqlite", "--llm-timeout", "0.5",
     )  # fmt: skip
     assert r.exit_code == 3, r.output
     [line] = error_lines(r.output)
@@ -147,7 +147,7 @@ def test_corrupt_stats_leave_no_cache_in_out(fake, slice_stats, tmp_path):
     out = tmp_path / "lt"
     r = invoke(
         "ltswap", "build", "unused", "--stats", stats, "--out", out, "--llm-backend", "openai",
-        "--base-url", fake.url,
+        "--llm-base-url", fake.url,
     )  # fmt: skip
     assert r.exit_code != 0
     assert not out.exists()  # nothing half-written: the stats were read before the LLM cache was made
@@ -165,7 +165,7 @@ def test_dead_server_hint_names_the_build_s_own_server(slice_stats, tmp_path, mo
     monkeypatch.setattr(server, "VLLMServer", fake_vllm)
     out = tmp_path / "lt"
     r = invoke(
-        "ltswap", "build", "unused", "--stats", slice_stats.path, "--out", out, "--model", "fake-model",
+        "ltswap", "build", "unused", "--stats", slice_stats.path, "--out", out, "--llm-model", "fake-model",
         "--max-per-bin", "1", "--rules", "SVSHORT", "--subtasks", "agrswap", "--llm-retries", "0",
     )  # fmt: skip
     assert r.exit_code == 3, r.output

@@ -35,6 +35,7 @@ def test_vllm_server_run_killed_then_resumed(tmp_path, slice_corpus, slice_stats
     out = tmp_path / "lt"
     args = [
         "ltswap",
+        "build",
         str(slice_corpus),
         "--stats",
         str(slice_stats.path),
@@ -42,9 +43,9 @@ def test_vllm_server_run_killed_then_resumed(tmp_path, slice_corpus, slice_stats
         str(out),
         "--llm-backend",
         "vllm-server",
-        "--base-url",
+        "--llm-base-url",
         ltswap_vllm.base_url,
-        "--model",
+        "--llm-model",
         ltswap_vllm.name,
         "--max-per-bin",
         "2",
@@ -112,8 +113,8 @@ def test_vllm_server_french_wordswap(tmp_path, ltswap_vllm):
         (Path(__file__).parent / "data" / "fr.txt").read_text(encoding="utf-8"), encoding="utf-8"
     )
     out = tmp_path / "lt-fr"
-    args = ["ltswap", str(corpus), "--lang", "fr", "--out", str(out), "--llm-backend", "vllm-server"]
-    args += ["--base-url", ltswap_vllm.base_url, "--model", ltswap_vllm.name, "--max-per-bin", "2"]
+    args = ["ltswap", "build", str(corpus), "--lang", "fr", "--out", str(out), "--llm-backend", "vllm-server"]
+    args += ["--llm-base-url", ltswap_vllm.base_url, "--llm-model", ltswap_vllm.name, "--max-per-bin", "2"]
     r = CliRunner().invoke(app, [*args, "--max-tokens", "48"])
     assert r.exit_code == 0, r.output
     manifest = json.loads((out / "manifest.json").read_text())

@@ -292,14 +292,14 @@ def test_cli_with_an_llm_that_answers_nothing(slice_stats, tmp_path):
 
 def test_cli_bad_input(tmp_path, slice_stats):
     r = CliRunner().invoke(
-        app, ["ltswap", "x", "--stats", str(tmp_path / "nope"), "--out", str(tmp_path / "o")]
+        app, ["ltswap", "build", "x", "--stats", str(tmp_path / "nope"), "--out", str(tmp_path / "o")]
     )
     assert r.exit_code == 2 and "not a corpusbench stats folder" in r.output
-    assert "deprecated" in r.output  # `ltswap CORPUS` is the old spelling of `ltswap build CORPUS`
     r = CliRunner().invoke(
         app,
         [
             "ltswap",
+            "build",
             "x",
             "--stats",
             str(slice_stats.path),

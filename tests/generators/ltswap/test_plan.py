@@ -21,7 +21,7 @@ def fake():
 def plan(fake, stats, out, *extra):
     args = [
         "ltswap", "build", "unused", "--stats", stats.path, "--out", out, "--llm-backend", "openai",
-        "--base-url", fake.url, "--llm-retries", "0", "--plan", *extra,
+        "--llm-base-url", fake.url, "--llm-retries", "0", "--plan", *extra,
     ]  # fmt: skip
     return CliRunner().invoke(app, [str(a) for a in args])
 

@@ -57,7 +57,7 @@ def fake():
 def test_cli_plan_then_build_sends_no_pilot_request_again(fake, slice_stats, tmp_path):
     common = [
         "ltswap", "build", "unused", "--stats", slice_stats.path, "--llm-backend", "openai",
-        "--base-url", fake.url, "--llm-retries", "0", "--per-cell", "1", "--max-per-bin", "2",
+        "--llm-base-url", fake.url, "--llm-retries", "0", "--per-cell", "1", "--max-per-bin", "2",
     ]  # fmt: skip
     fake.reset("ok")
     r = CliRunner().invoke(app, [str(a) for a in [*common, "--out", tmp_path / "lt", "--plan"]])

@@ -71,7 +71,7 @@ def test_ltswap_build_off_a_terminal_logs_progress_lines(fake, slice_stats, tmp_
     fake.reset("ok")
     args = [
         "ltswap", "build", "unused", "--stats", slice_stats.path, "--out", tmp_path / "lt",
-        "--llm-backend", "openai", "--base-url", fake.url, "--llm-retries", "0", "--per-cell", "1",
+        "--llm-backend", "openai", "--llm-base-url", fake.url, "--llm-retries", "0", "--per-cell", "1",
         "--max-per-bin", "2", "--subtasks", "wordswap,inflswap",
     ]  # fmt: skip
     r = CliRunner().invoke(app, [str(a) for a in args])
@@ -94,7 +94,7 @@ def test_ltswap_judge_reports_its_requests(fake, tmp_path, monkeypatch):
     items = tmp_path / "items.jsonl"
     items.write_text(json.dumps(item) + "\n")
     args = ["ltswap", "judge", items, "--out", tmp_path / "v.jsonl", "--llm-backend", "openai",
-            "--base-url", fake.url, "--cache", tmp_path / "c.sqlite"]  # fmt: skip
+            "--llm-base-url", fake.url, "--llm-cache", tmp_path / "c.sqlite"]  # fmt: skip
     r = CliRunner().invoke(app, [str(a) for a in args])
     assert r.exit_code == 0, r.output
     assert not GARBAGE.search(r.output)

@@ -163,7 +163,7 @@ def test_a_rebuild_from_the_cache_gives_the_same_bytes(built, slice_stats, tmp_p
         mp.setitem(api.BACKENDS, "scripted", f"{__name__}:Picky")
         mp.setattr(Picky, "generate", Dead.generate)
         mp.setattr(Picky, "answer_top_tokens", Dead.answer_top_tokens)
-        again = _build(slice_stats, tmp_path / "again", "--cache", str(out / "llm-cache.sqlite"))
+        again = _build(slice_stats, tmp_path / "again", "--llm-cache", str(out / "llm-cache.sqlite"))
     assert (again / "rejected_drafts.jsonl").read_bytes() == (out / "rejected_drafts.jsonl").read_bytes()
     assert json.loads((again / "manifest.json").read_text())["llm_report"]["calls"] == 0
 

@@ -22,12 +22,13 @@ def test_smollm2_end_to_end_and_cached_rerun(tmp_path, default_corpus, smollm2_d
     (corpus / "ruth.txt").write_text("\n".join(lines[:50]) + "\n", encoding="utf-8")
     args = [
         "ltswap",
+        "build",
         str(corpus),
         "--out",
         str(tmp_path / "lt"),
         "--llm-backend",
         "transformers",
-        "--model",
+        "--llm-model",
         str(smollm2_dir),
         "--max-per-bin",
         "1",
