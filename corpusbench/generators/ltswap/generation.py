@@ -122,39 +122,39 @@ ADJECTIVES = (
 # (no "soon"/"also": "Tomorrow we must soon ..", "Nobody wanted to also tell", #37)
 _ADV = "(often|always|never|slowly|quickly|quietly|carefully|gladly|sometimes|rarely)"
 OPENINGS: dict[str, tuple[str, ...]] = {
+    # WordSwap nouns: the noun opens the clause as its subject, so the writer must say something of it.
+    # #37: openings that made the noun an object of a verb any noun takes ("For many years nobody
+    # mentioned the", "A stranger asked about the", "praised the") let the writer stop right after it, and
+    # most swaps stayed sensible ("nobody mentioned the place" / "the power"); every first two words differ.
+    # No "Far away the": the writer ended it without a verb ("Far away the place where the sun sets.")
     "NN": (
-        "Everyone in the town talked about the",
-        "She told her brother about the",
         "At the end of the day the",
-        "Her father often spoke of the",
         "After a while the",
-        "For many years nobody mentioned the",
-        "I think that the",
-        "We waited a long time for the",
         "Long before that the",
         "On the next morning the",
-        "His mother did not like the",
         "When they came back the",
         "Then the",
-        "Most of the people knew the",
-        "Back then people praised the",
-        "Even the wise men wondered at the",
         "All of a sudden the",
-        "Every morning she thought of the",
-        # #37: more openings, every first two words distinct across the WordSwap tags (the demo's top-3
-        # openings covered 27% of its WordSwap sentences, "Her father" alone 7 of 60)
-        "No one could forget the",
-        "A stranger asked about the",
+        "I think that the",
+        "It was clear that the",
         "Late in the evening the",
         "Beyond all doubt the",
-        "My friend told me about the",
-        "Through the window we saw the",
-        "The priest warned them about the",
-        "Many people feared the",
-        "Our teacher explained the",
         "During the long winter the",
-        "It was clear that the",
-        "None of us expected the",
+        "We all knew that the",
+        "She said that the",
+        "By noon the",
+        "Before long the",
+        "Every spring the",
+        "Some say that the",
+        "Even then the",
+        "Back then the",
+        "Little by little the",
+        "For a moment the",
+        "Just then the",
+        "Without warning the",
+        "At first the",
+        "My mother says that the",
+        "To their surprise the",
     ),
     # number marked before a free adjective (InflectionSwap). #37: openings that only a concrete object fits
     # ("On the table lay one small ground", "Her uncle gave her two poor purples", "At the market we saw")

@@ -54,6 +54,7 @@ class WriterPrompt:
 WORD_V3_SYSTEM = "ltswap/word_sentence_system.v3"
 WORD_V3 = "ltswap/word_sentence.v3"
 WORD_V4_SYSTEM = "ltswap/word_sentence_system.v4"
+WORD_V5_SYSTEM = "ltswap/word_sentence_system.v5"
 WRITERS = {
     # v2: everything in one user turn (the model's own default system prompt goes before it)
     "v2": WriterPrompt(None, WORD, WORD_LANG),
@@ -62,9 +63,21 @@ WRITERS = {
     "v3": WriterPrompt(WORD_V3_SYSTEM, WORD_V3, WORD_V3),
     # v4: v3 with a few corpus sentences in the system turn (words the corpus has; still prefix-cached)
     "v4": WriterPrompt(WORD_V4_SYSTEM, WORD_V3, WORD_V3, examples=True),
+    # v5 (#37): v4 asking for a sentence that shows what the word means (WordSwap swaps that stayed sensible)
+    "v5": WriterPrompt(WORD_V5_SYSTEM, WORD_V3, WORD_V3, examples=True),
 }
 DEFAULT_WRITER = "v3"
-ALL = (WORD, SAME_LEMMA, *AGREEMENT.values(), WORD_LANG, *JUDGE, WORD_V3, WORD_V3_SYSTEM, WORD_V4_SYSTEM)
+ALL = (
+    WORD,
+    SAME_LEMMA,
+    *AGREEMENT.values(),
+    WORD_LANG,
+    *JUDGE,
+    WORD_V3,
+    WORD_V3_SYSTEM,
+    WORD_V4_SYSTEM,
+    WORD_V5_SYSTEM,
+)
 
 POS_DESCRIPTIONS = {
     "NN": "noun",

@@ -99,7 +99,8 @@ def built(slice_stats, tmp_path_factory):
 def test_the_file_holds_exactly_the_judged_and_dropped_drafts(built):
     out, verdicts = built
     rows = _rows(out)
-    dropped = [(it, v) for it, v in verdicts if not v.keep]
+    # a draft whose good sentence a kept one already holds is not judged (sentence_reused, #37)
+    dropped = [(it, v) for it, v in verdicts if not v.keep and v.reason != "sentence_reused"]
     assert dropped and len(dropped) < len(verdicts)
     assert sorted((r["id"], r["s1_good"], r["s2_good"], r["s1_bad"], r["s2_bad"]) for r in rows) == sorted(
         (it.id, it.s1_good, it.s2_good, it.s1_bad, it.s2_bad) for it, _ in dropped
