@@ -205,8 +205,8 @@ def ltswap(
     wordswap_threshold: float | None = typer.Option(
         None,
         "--wordswap-threshold",
-        help="WordSwap's own margin threshold (default: --threshold). The demo uses 0.5: measured on the "
-        "labelled kept items, WordSwap pairs valid 57% at 0.1, 78% at 0.5 (docs/ltswap.md).",
+        help="WordSwap's own margin threshold (default: --threshold). On the labelled kept items, WordSwap "
+        "pairs are valid 57% at 0.1, 78% at 0.5, but 0.5 keeps 4 of 25 judged drafts (docs/ltswap.md).",
     ),
     batch_size: int = typer.Option(8, "--batch-size", help="transformers backend: prompts per batch."),
     workers: int = typer.Option(1, "--workers", "-w", help="Workers for the stats step."),
