@@ -118,7 +118,7 @@ class DemoLine:
 class Family:
     """One benchmark family. ``rank`` orders the families wherever they are listed (lowest first)."""
 
-    name: str  # release generator name and ``benchmarks`` key
+    name: str  # its name under ``families:`` in a release spec and its ``benchmarks`` key
     title: str  # as shown in summaries and compare columns
     release: Target | None = None  # build_configs(ctx: GeneratorContext) -> list[ReleaseConfig]
     params: ParamsSchema | None = None
@@ -186,7 +186,7 @@ class Registry:
         if name not in items:
             near = difflib.get_close_matches(name, list(items), n=3)
             hint = f" Did you mean: {', '.join(near)}?" if near else f" Known: {', '.join(sorted(items))}."
-            raise ConfigError(f"unknown release generator {name!r}.{hint}")
+            raise ConfigError(f"unknown family {name!r}.{hint}")
         return items[name]
 
     def with_eval(self) -> list[Family]:

@@ -54,7 +54,7 @@ def test_the_built_in_families_are_the_entry_points_of_pyproject() -> None:
 
 
 def test_an_unknown_family_is_one_error_with_near_names() -> None:
-    with pytest.raises(ConfigError, match=r"unknown release generator 'fitclam'\. Did you mean: fitclams"):
+    with pytest.raises(ConfigError, match=r"unknown family 'fitclam'\. Did you mean: fitclams"):
         families.get("fitclam")
 
 

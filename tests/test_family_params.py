@@ -262,13 +262,13 @@ def test_the_cac_release_reads_a_dialogue_tables_columns(
             "version": "0.1.0",
             "repo_id": "t/t",
             "corpora": {"d": {"path": str(table), "language": "en"}},
-            "generators": [{"name": "cac", "corpus": "d", "params": params}],
+            "families": [{"name": "cac", "corpus": "d", "params": params}],
         }
     )
     corpus = ResolvedCorpus(key="d", path=table, stats=None, language="en", fingerprint={})
     ctx = GeneratorContext(
         spec=spec,
-        generator=spec.generators[0],
+        generator=spec.families[0],
         corpora={"d": corpus},
         corpus=corpus,
         work_dir=tmp_path / "work",

@@ -27,7 +27,7 @@ corpora:
   toy:
     path: {corpus}
     license: cc-by-4.0
-generators:
+families:
   - name: detagr
     corpus: toy
     params: {{max_pairs: 20}}
@@ -79,7 +79,7 @@ def test_without_its_entry_point_the_family_is_unknown(tmp_path: Path, spec: Pat
     site = _site(tmp_path / "site", with_entry_point=False)
     done = _cli(site, "release", "build", str(spec), "--out", str(tmp_path / "build"))
     assert done.returncode != 0
-    assert "unknown release generator 'detagr'" in done.stderr
+    assert "unknown family 'detagr'" in done.stderr
     assert not (tmp_path / "build" / "detagr-test").exists()
 
 
@@ -98,7 +98,7 @@ def test_its_params_are_checked_when_the_spec_loads(tmp_path: Path, spec: Path) 
     bad.write_text(spec.read_text(encoding="utf-8").replace("max_pairs", "max_pair"), encoding="utf-8")
     done = _cli(site, "release", "build", str(bad), "--out", str(tmp_path / "build"))
     assert done.returncode != 0
-    assert "unknown key generators.detagr.params.max_pair; did you mean max_pairs?" in done.stderr
+    assert "unknown key families.detagr.params.max_pair; did you mean max_pairs?" in done.stderr
 
 
 @pytest.mark.slow  # loads SmolLM2 (about a minute on 2 CPU cores)

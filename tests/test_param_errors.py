@@ -23,7 +23,7 @@ def test_a_param_error_names_the_parameter_until_its_caller_names_it() -> None:
 
 
 def test_a_release_spec_names_its_keys_never_an_option() -> None:
-    where = "generators.ltswap.params"
+    where = "families.ltswap.params"
     with pytest.raises(ConfigError) as per_cell:
         parse_params(LtswapParams, {"per_cell": 0}, where)
     assert str(per_cell.value).startswith(f"{where}.per_cell must be a whole number")

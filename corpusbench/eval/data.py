@@ -156,7 +156,7 @@ def _fitclams_configs(path: Path) -> tuple[list[Any], list[Path]]:
     adapter then writes its new pairs in a temporary folder, never over this one)."""
     from corpusbench.publish.adapters import fitclams as adapter
     from corpusbench.publish.plugins import GeneratorContext, ResolvedCorpus
-    from corpusbench.publish.spec import GeneratorSpec
+    from corpusbench.publish.spec import FamilySpec
 
     spec = read_json(path / "manifest.json")["spec"]
     corpora = {
@@ -180,7 +180,7 @@ def _fitclams_configs(path: Path) -> tuple[list[Any], list[Path]]:
         (Path(tmp) / "output").symlink_to(path.resolve(), target_is_directory=True)
         ctx = GeneratorContext(
             spec=None,  # type: ignore[arg-type]  # not read: the params name the language
-            generator=GeneratorSpec(name="fitclams", params=params),
+            generator=FamilySpec(name="fitclams", params=params),
             corpora=corpora,
             corpus=None,
             work_dir=Path(tmp),

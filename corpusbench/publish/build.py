@@ -39,12 +39,12 @@ from corpusbench.publish.plugins import (
     generators,
 )
 from corpusbench.publish.render import AUDIT_FILE, write_release_files
-from corpusbench.publish.spec import GeneratorSpec, ReleaseSpec
+from corpusbench.publish.spec import FamilySpec, ReleaseSpec
 
 log = logging.getLogger(__name__)
 FORMAT = "corpusbench-release/1"
 SPLIT = "test"
-SPEC_KEYS = ("generators.", "corpora.", "llm:", "llm.")  # how errors about a spec field start
+SPEC_KEYS = ("families.", "corpora.", "llm:", "llm.")  # how errors about a spec field start
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -109,7 +109,7 @@ def _build(
     say(f"fingerprinted {len(corpora)} corpus/corpora")
 
     produced: list[tuple[str, ReleaseConfig]] = []
-    for gen in spec.generators:
+    for gen in spec.families:
         fn = generators.get(gen.name)
         ctx = GeneratorContext(
             spec=spec,
@@ -142,7 +142,7 @@ def _build(
             f"config name(s) {', '.join(dupes)} produced twice; give generators a config prefix"
         )
 
-    licences = {g.id: _config_licence(spec, g) for g in spec.generators}
+    licences = {g.id: _config_licence(spec, g) for g in spec.families}
     notes: list[str] = []
     with atomic_dir(out) as tmp:
         entries = [_write_config(tmp, gen_id, cfg, licences[gen_id]) for gen_id, cfg in produced]
@@ -165,7 +165,7 @@ def _build(
 
 
 def _naming_spec(spec: ReleaseSpec, error: CorpusbenchError) -> CorpusbenchError:
-    """An error about a spec field (``generators.ID.params...``, ``corpora.KEY...``, ``llm...``) with
+    """An error about a spec field (``families.ID.params...``, ``corpora.KEY...``, ``llm...``) with
     the spec file in front, as the errors of loading the spec have it."""
     text = str(error)
     where = str(spec.source) if spec.source else None
@@ -187,7 +187,7 @@ def _previous_audit(out: Path) -> dict[str, Any] | None:
     return read_json(path) if path.is_file() else None
 
 
-def _config_licence(spec: ReleaseSpec, gen: GeneratorSpec) -> dict[str, Any]:
+def _config_licence(spec: ReleaseSpec, gen: FamilySpec) -> dict[str, Any]:
     """The licence note of a generator's configs: the most restrictive of the corpora it reads."""
     keys = spec.generator_corpora(gen)
     declared = spec.corpus_licences(keys)
@@ -306,7 +306,7 @@ def _manifest(
                 "params": dict(g.params),
                 "configs": [e["name"] for e in entries if e["generator"] == g.id],
             }
-            for g in spec.generators
+            for g in spec.families  # provenance.json keeps its key "generators" (format unchanged)
         ],
         "configs": entries,
         "release_fingerprint": fingerprint(content),

@@ -22,7 +22,7 @@ from typing import Any
 from corpusbench.errors import ConfigError, ParamError
 from corpusbench.families import Nested, ParamsSchema, families, load
 from corpusbench.publish.plugins import generators as registry
-from corpusbench.publish.spec import SPEC_CHECKS, GeneratorSpec, ReleaseSpec
+from corpusbench.publish.spec import SPEC_CHECKS, FamilySpec, ReleaseSpec
 
 __all__ = ["SCHEMAS", "Nested", "ParamsSchema", "all_keys", "check_generator", "check_generators"]
 
@@ -46,12 +46,12 @@ class Schemas(Mapping[str, ParamsSchema]):
 SCHEMAS = Schemas()
 
 
-def check_generator(spec: ReleaseSpec, gen: GeneratorSpec, where: str) -> None:
+def check_generator(spec: ReleaseSpec, gen: FamilySpec, where: str) -> None:
     """Check one generator's params against its schema; ``where`` is the spec file."""
     schema = families.get(gen.name).params if gen.name in families else None
     if schema is None:
         return
-    at = f"generators.{gen.id}"
+    at = f"families.{gen.id}"
     if schema.needs_corpus and gen.corpus is None:
         raise ConfigError(f"{where}: {at}.corpus: {gen.name} needs a corpus (a key of corpora)")
     if schema.needs_llm:
@@ -142,7 +142,7 @@ def _instantiate(cls: type, values: dict[str, Any], where: str, at: str) -> None
         raise ConfigError(f"{where}: {what}") from None
 
 
-def _spec_defaults(spec: ReleaseSpec, gen: GeneratorSpec, names: tuple[str, ...]) -> dict[str, Any]:
+def _spec_defaults(spec: ReleaseSpec, gen: FamilySpec, names: tuple[str, ...]) -> dict[str, Any]:
     corpus = spec.corpora.get(gen.corpus) if gen.corpus else None
     known = {
         "lang": (corpus.language if corpus else None) or spec.language[0],
@@ -225,13 +225,13 @@ def _plural(tp: Any) -> str:
 
 def check_generators(spec: ReleaseSpec, where: str) -> None:
     """Every generator of ``spec``: a registered name, then its params, before any of them runs."""
-    for i, gen in enumerate(spec.generators):
+    for i, gen in enumerate(spec.families):
         if gen.name not in registry:
             try:
                 registry.get(gen.name)
             except ConfigError as e:
-                raise ConfigError(f"{where}: generators[{i}].name {e}") from None
-    for gen in spec.generators:
+                raise ConfigError(f"{where}: families[{i}].name {e}") from None
+    for gen in spec.families:
         check_generator(spec, gen, where)
 
 

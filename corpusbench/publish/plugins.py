@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
 
-    from corpusbench.publish.spec import GeneratorSpec, ReleaseLLM, ReleaseSpec
+    from corpusbench.publish.spec import FamilySpec, ReleaseLLM, ReleaseSpec
 
 Task = Literal["minimal_pairs", "prefix_pairs", "cac", "other"]
 #: Columns a config of each task kind must have (string, non-null).
@@ -132,7 +132,7 @@ class GeneratorContext:
     """Everything an adapter may use. ``corpus`` is the generator's own corpus, if it names one."""
 
     spec: ReleaseSpec
-    generator: GeneratorSpec
+    generator: FamilySpec
     corpora: Mapping[str, ResolvedCorpus]
     corpus: ResolvedCorpus | None
     work_dir: Path
@@ -169,7 +169,7 @@ class Generators:
     def get(self, name: str) -> GeneratorFn:
         family = families.get(name)
         if family.release is None:
-            raise ConfigError(f"family {name!r} has no release adapter (it is not a release generator)")
+            raise ConfigError(f"family {name!r} has no release adapter (it makes no release configs)")
         return load(family.release)  # type: ignore[no-any-return]
 
 

@@ -1,7 +1,7 @@
 """Release specs: ``releases/*.yaml`` loaded into a typed, validated ``ReleaseSpec``.
 
 Defaults live on the dataclasses; unknown keys are errors; dotted overrides
-(``{"seed": 7, "generators.demo.params.max_pairs": 10}``) are applied to the raw mapping before
+(``{"seed": 7, "families.demo.params.max_pairs": 10}``) are applied to the raw mapping before
 validation; every error is one ``ConfigError`` naming the file and the field.
 """
 
@@ -66,7 +66,7 @@ class ReleaseLLM:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class GeneratorSpec:
+class FamilySpec:
     """One generator run; ``id`` (default: ``name``) must be unique within the spec."""
 
     name: str
@@ -82,7 +82,7 @@ class ReleaseSpec:
     name: str
     version: str
     repo_id: str
-    generators: tuple[GeneratorSpec, ...]
+    families: tuple[FamilySpec, ...]
     pretty_name: str = ""
     description: str = ""
     license: str = "cc-by-4.0"
@@ -112,7 +112,7 @@ class ReleaseSpec:
         keys = self.corpora if keys is None else keys
         return {k: self.corpora[k].license for k in keys if k in self.corpora and self.corpora[k].license}
 
-    def generator_corpora(self, gen: GeneratorSpec) -> list[str]:
+    def generator_corpora(self, gen: FamilySpec) -> list[str]:
         """The corpora a generator reads: its ``corpus`` and any param value (or list item) naming a
         corpus key (``train: frames-train``, ``corpora: [en, fr]``)."""
         keys = [gen.corpus] if gen.corpus else []
@@ -146,6 +146,8 @@ class ReleaseSpec:
         where = str(source) if source else "<spec>"
         if not isinstance(raw, dict):
             raise ConfigError(f"{where}: a release spec must be a mapping, got {type(raw).__name__}")
+        if "generators" in raw and "families" not in raw:  # refused, with the new name (CHANGELOG, #40)
+            raise ConfigError(f"{where}: unknown key generators; the list of benchmarks is now `families:`")
         raw = apply_overrides(raw, overrides or {}, where)
         spec = _build(cls, {**raw, "source": source}, where, "")
         spec._validate(where)
@@ -191,18 +193,18 @@ class ReleaseSpec:
                 raise bad(f"language[{i}]", f"{lang!r} is not an ISO 639 code (e.g. en, fr, de)")
         if self.seed < 0:
             raise bad("seed", "must be >= 0")
-        if not self.generators:
-            raise bad("generators", "must list at least one generator")
+        if not self.families:
+            raise bad("families", "must list at least one family")
         seen: set[str] = set()
-        for i, gen in enumerate(self.generators):
+        for i, gen in enumerate(self.families):
             if gen.id in seen:
-                raise bad(f"generators[{i}].id", f"{gen.id!r} is used twice; give each generator a unique id")
+                raise bad(f"families[{i}].id", f"{gen.id!r} is used twice; give each family run a unique id")
             if not SLUG.match(gen.id):
-                raise bad(f"generators[{i}].id", f"{gen.id!r} must be a slug")
+                raise bad(f"families[{i}].id", f"{gen.id!r} must be a slug")
             seen.add(gen.id)
             if gen.corpus is not None and gen.corpus not in self.corpora:
                 known = ", ".join(sorted(self.corpora)) or "none defined"
-                raise bad(f"generators[{i}].corpus", f"{gen.corpus!r} is not a key of corpora ({known})")
+                raise bad(f"families[{i}].corpus", f"{gen.corpus!r} is not a key of corpora ({known})")
         for check in SPEC_CHECKS:
             check(self, where)
 
@@ -283,7 +285,7 @@ def _build(tp: Any, value: Any, where: str, path: str) -> Any:
                 )
             elif f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
                 raise ConfigError(f"{where}: missing required key {_join(path, fname)}")
-        if tp is GeneratorSpec and not kwargs.get("id"):
+        if tp is FamilySpec and not kwargs.get("id"):
             kwargs["id"] = kwargs["name"]
         return tp(**kwargs)
     if origin in (typing.Union, types.UnionType):

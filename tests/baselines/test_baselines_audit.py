@@ -65,7 +65,7 @@ def _build(tmp: Path) -> Path:
         "description": "Minimal pairs for the audit test.",
         "seed": 1,
         "corpora": {"genesis": {"path": str(DATA / "genesis_40.txt"), "language": "en"}},
-        "generators": [
+        "families": [
             {
                 "name": "minimal-pairs",
                 "id": "fixture",

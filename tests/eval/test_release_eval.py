@@ -58,7 +58,7 @@ def built(default_corpus: Path, tmp_path_factory: pytest.TempPathFactory) -> tup
         "repo_id": "tester/evaltest",
         "seed": 1,
         "corpora": {"plays": {"path": "plays.txt", "language": "en"}},
-        "generators": [
+        "families": [
             {
                 "name": "fitclams",
                 "corpus": "plays",

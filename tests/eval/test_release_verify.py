@@ -33,7 +33,7 @@ def release(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "name": "verify",
         "version": "1.0.0",
         "repo_id": "tester/verify",
-        "generators": [{"name": "minimal-pairs", "params": {"path": str(PAIRS), "group_column": "UID"}}],
+        "families": [{"name": "minimal-pairs", "params": {"path": str(PAIRS), "group_column": "UID"}}],
     }
     (folder / "spec.yaml").write_text(yaml.safe_dump(spec), encoding="utf-8")
     return build_release(ReleaseSpec.load(folder / "spec.yaml"), folder / "build").path

@@ -36,7 +36,7 @@ def spec_dict(**changes: Any) -> dict[str, Any]:
         "language": ["en"],
         "seed": 3,
         "corpora": {"genesis": {"path": str(CORPUS), "language": "en"}},
-        "generators": [
+        "families": [
             {
                 "name": "minimal-pairs",
                 "id": "fixture",

@@ -77,9 +77,9 @@ def test_rebuild_is_byte_identical(built: Path, tmp_path: Path) -> None:
 
 
 def test_seeded_sampling_is_reproducible_and_changes_fingerprints(built: Path, tmp_path: Path) -> None:
-    a = build(tmp_path / "a", overrides={"generators.fixture.params.max_pairs": 2})
-    b = build(tmp_path / "b", overrides={"generators.fixture.params.max_pairs": 2})
-    c = build(tmp_path / "c", overrides={"generators.fixture.params.max_pairs": 2, "seed": 4})
+    a = build(tmp_path / "a", overrides={"families.fixture.params.max_pairs": 2})
+    b = build(tmp_path / "b", overrides={"families.fixture.params.max_pairs": 2})
+    c = build(tmp_path / "c", overrides={"families.fixture.params.max_pairs": 2, "seed": 4})
     fp = {
         k: {
             x["name"]: x["content_fingerprint"]
@@ -100,14 +100,14 @@ def test_failed_generator_leaves_no_partial_release(tmp_path: Path) -> None:
     broken = tmp_path / "broken.jsonl"
     broken.write_text('{"good": "a", "bad": "b"}\n', encoding="utf-8")
     with pytest.raises(InputError, match="needs columns 'sentence_good' and 'sentence_bad'"):
-        build(tmp_path, overrides={"generators.fixture.params.path": str(broken)})
+        build(tmp_path, overrides={"families.fixture.params.path": str(broken)})
     assert tree(good) == before  # the previous build of this version is untouched
     leftovers = [p.name for p in good.parent.iterdir() if p.name != "0.1.0"]
     assert leftovers == []
     fresh = tmp_path / "fresh"
     fresh.mkdir()
     with pytest.raises(InputError):
-        build(fresh, overrides={"generators.fixture.params.path": str(broken)})
+        build(fresh, overrides={"families.fixture.params.path": str(broken)})
     assert not (fresh / "build" / "test-pairs" / "0.1.0").exists()
 
 
@@ -164,7 +164,7 @@ def test_plugin_interface_prefix_and_other_tasks(tmp_path: Path) -> None:
     ]
     out = build(
         tmp_path,
-        generators=gens,
+        families=gens,
         llm={
             "model": "smollm2-135m-instruct",
             "backend": "transformers",
@@ -217,7 +217,7 @@ def test_plugin_errors_name_generator_and_config(
     tmp_path: Path, kind: str, error: type, message: str
 ) -> None:
     with pytest.raises(error, match=message.replace("(", r"\(").replace(")", r"\)")):
-        build(tmp_path, generators=[{"name": "test-custom", "id": "custom", "params": {"kind": kind}}])
+        build(tmp_path, families=[{"name": "test-custom", "id": "custom", "params": {"kind": kind}}])
     assert not (tmp_path / "build" / "test-pairs" / "0.1.0").exists()
 
 
@@ -227,9 +227,9 @@ def test_duplicate_config_names_are_refused(tmp_path: Path) -> None:
         {"name": "minimal-pairs", "id": "two", "params": {"path": str(PAIRS)}},
     ]
     with pytest.raises(ConfigError, match="produced twice"):
-        build(tmp_path, generators=gens)
+        build(tmp_path, families=gens)
     gens[1]["params"]["config_prefix"] = "copy-"
-    out = build(tmp_path, generators=gens)
+    out = build(tmp_path, families=gens)
     assert (out / "data/copy-agreement/test-00000-of-00001.parquet").exists()
 
 
@@ -256,7 +256,7 @@ def test_a_failed_build_leaves_no_empty_folders(tmp_path: Path) -> None:
     broken = tmp_path / "broken.jsonl"
     broken.write_text('{"good": "a", "bad": "b"}\n', encoding="utf-8")
     with pytest.raises(InputError, match="needs columns"):
-        build(tmp_path, overrides={"generators.fixture.params.path": str(broken)})
+        build(tmp_path, overrides={"families.fixture.params.path": str(broken)})
     assert not (tmp_path / "build").exists()
 
 
@@ -269,7 +269,7 @@ def _caching(ctx: GeneratorContext) -> list[ReleaseConfig]:
 
 
 def _refusing(ctx: GeneratorContext) -> list[ReleaseConfig]:
-    raise ConfigError(f"generators.{ctx.generator.id}.params.kind: not a kind")
+    raise ConfigError(f"families.{ctx.generator.id}.params.kind: not a kind")
 
 
 def _counting(ctx: GeneratorContext) -> list[ReleaseConfig]:
@@ -285,7 +285,7 @@ generators.register("test-counting", _counting)
 def test_a_kept_cache_survives_a_failed_build(tmp_path: Path) -> None:
     """A generator's work folder with something in it (its cache) is not removed by the cleanup."""
     with pytest.raises(InputError, match="went away"):
-        build(tmp_path, generators=[{"name": "test-caching", "id": "c"}])
+        build(tmp_path, families=[{"name": "test-caching", "id": "c"}])
     assert (tmp_path / "build" / ".work" / "test-pairs" / "c" / "cache.json").is_file()
     assert not (tmp_path / "build" / "test-pairs").exists()
 
@@ -296,10 +296,10 @@ def test_errors_about_spec_fields_name_the_spec_file(tmp_path: Path) -> None:
     with pytest.raises(InputError) as info:
         build_release(ReleaseSpec.load(path), tmp_path / "build")
     assert str(info.value).startswith(f"{path}: corpora.genesis.path: 'not/built/yet' does not exist")
-    path = write_spec(tmp_path, generators=[{"name": "test-refusing", "id": "r"}])
+    path = write_spec(tmp_path, families=[{"name": "test-refusing", "id": "r"}])
     with pytest.raises(ConfigError) as info:
         build_release(ReleaseSpec.load(path), tmp_path / "build")
-    assert str(info.value) == f"{path}: generators.r.params.kind: not a kind"
+    assert str(info.value) == f"{path}: families.r.params.kind: not a kind"
 
 
 @pytest.mark.parametrize("where", ["out", "parent"])
@@ -308,7 +308,7 @@ def test_out_that_is_a_file_is_one_error_before_any_work(tmp_path: Path, where: 
     blocker = tmp_path / "taken"
     blocker.write_text("a file")
     out = blocker if where == "out" else blocker / "sub"
-    spec = ReleaseSpec.load(write_spec(tmp_path, generators=[{"name": "test-counting", "id": "n"}]))
+    spec = ReleaseSpec.load(write_spec(tmp_path, families=[{"name": "test-counting", "id": "n"}]))
     with pytest.raises(InputError, match=r"taken: is a file, not a folder"):
         build_release(spec, out)
     assert CALLS == [] and blocker.read_text() == "a file"
@@ -321,9 +321,9 @@ def test_cli_spec_error_before_any_work(tmp_path: Path) -> None:
         {"name": "fitclams", "corpus": "genesis"},
         {"name": "ltswap", "corpus": "genesis", "params": {"threshold": 0.1}},
     ]
-    path = write_spec(tmp_path, generators=gens, llm={"model": "m", "backend": "vllm-server"})
+    path = write_spec(tmp_path, families=gens, llm={"model": "m", "backend": "vllm-server"})
     res = run_cli("release", "build", str(path), "--out", str(tmp_path / "build"))
     assert res.returncode == 2, res.stderr
     lines = res.stderr.strip().splitlines()
-    assert len(lines) == 1 and f"{path}: unknown key generators.ltswap.params.threshold" in lines[0]
+    assert len(lines) == 1 and f"{path}: unknown key families.ltswap.params.threshold" in lines[0]
     assert "reuse_run" in lines[0] and not (tmp_path / "build").exists()

@@ -19,7 +19,7 @@ def test_build_command_with_overrides(tmp_path: Path) -> None:
         "--set",
         "version=1.2.3",
         "--set",
-        "generators.fixture.params.max_pairs=1",
+        "families.fixture.params.max_pairs=1",
     )
     assert done.returncode == 0, done.stderr
     folder = tmp_path / "out" / "test-pairs" / "1.2.3"

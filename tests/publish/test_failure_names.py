@@ -31,7 +31,7 @@ def test_a_corpus_key_that_is_a_path_is_refused_before_any_work(tmp_path: Path, 
     key = str(victim) if key == "ABS" else key
     corpora = {key: {"path": str(CORPUS), "language": "en", "license": "public-domain"}}
     gens = [{"name": "fitclams", "id": "fc", "corpus": key, "params": FITCLAMS}]
-    spec = write_spec(tmp_path / "spec", corpora=corpora, generators=gens)
+    spec = write_spec(tmp_path / "spec", corpora=corpora, families=gens)
     proc = run_cli("release", "build", str(spec), "--out", str(tmp_path / "spec" / "build"))
     assert proc.returncode == 2, proc.stdout + proc.stderr
     lines = proc.stderr.strip().splitlines()
@@ -110,11 +110,11 @@ def test_group_labels_that_become_one_config_are_refused(tmp_path: Path) -> None
         encoding="utf-8",
     )
     gens = [{"name": "minimal-pairs", "id": "mp", "params": {"path": str(pairs)}}]
-    spec = write_spec(tmp_path / "spec", generators=gens)
+    spec = write_spec(tmp_path / "spec", families=gens)
     with pytest.raises(ConfigError) as info:
         build_release(ReleaseSpec.load(spec), tmp_path / "build")
     assert str(info.value) == (
-        f"{spec}: generators.mp.params: groups 'A_B', 'a b', 'a/b' would all become config 'a_b' (config "
+        f"{spec}: families.mp.params: groups 'A_B', 'a b', 'a/b' would all become config 'a_b' (config "
         "names are lowercase letters, digits, '_' and '-'); give them distinct names in the data"
     )
     assert not (tmp_path / "build" / "test-pairs").exists()

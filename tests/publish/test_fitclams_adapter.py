@@ -30,7 +30,7 @@ def spec_path(default_corpus: Path, tmp_path_factory: pytest.TempPathFactory) ->
         "repo_id": "tester/fitclams-test",
         "seed": 1,
         "corpora": {"plays": {"path": "plays.txt", "language": "en"}},
-        "generators": [
+        "families": [
             {
                 "name": "fitclams",
                 "corpus": "plays",

@@ -167,7 +167,7 @@ def test_next_version_replaces_data_and_old_tag_still_loads(
     first = run_cli("release", "push", str(built), "--repo-id", "tester/versions", env=hub_env)
     assert first.returncode == 0, first.stderr
     spec = ReleaseSpec.load(
-        write_spec(tmp_path), overrides={"version": "0.2.0", "generators.fixture.params.config_prefix": "v2-"}
+        write_spec(tmp_path), overrides={"version": "0.2.0", "families.fixture.params.config_prefix": "v2-"}
     )
     v2 = build_release(spec, tmp_path / "build").path
     second = run_cli("release", "push", str(v2), "--repo-id", "tester/versions", env=hub_env)

@@ -114,7 +114,7 @@ def test_rebuild_refuses_then_force_keeps_or_removes_the_audit(tmp_path: Path) -
     assert "## How far shallow baselines get" in (same.path / "README.md").read_text()
     assert any("kept audit.json" in n for n in same.notes)
 
-    changed = ReleaseSpec.load(path, overrides={"seed": 11, "generators.fixture.params.max_pairs": 1})
+    changed = ReleaseSpec.load(path, overrides={"seed": 11, "families.fixture.params.max_pairs": 1})
     done = build_release(changed, tmp_path / "build", force=True)  # data changed: audit removed, said so
     assert not (done.path / "audit.json").exists()
     assert "## How far shallow baselines get" not in (done.path / "README.md").read_text()

@@ -84,14 +84,14 @@ def _ctx(tmp_path, llm: dict | None, params: dict, corpus: bool = True) -> Gener
         "version": "0.1.0",
         "repo_id": "t/lt",
         "corpora": {"c": {"path": str(tmp_path / "c"), "language": "en"}},
-        "generators": [{"name": "ltswap", **({"corpus": "c"} if corpus else {}), "params": params}],
+        "families": [{"name": "ltswap", **({"corpus": "c"} if corpus else {}), "params": params}],
         **({"llm": llm} if llm else {}),
     }
     spec = ReleaseSpec.from_dict(raw)
     resolved = ResolvedCorpus(key="c", path=tmp_path / "c", stats=None, language="en", fingerprint={})
     return GeneratorContext(
         spec=spec,
-        generator=spec.generators[0],
+        generator=spec.families[0],
         corpora={"c": resolved},
         corpus=resolved if corpus else None,
         work_dir=tmp_path / "work",

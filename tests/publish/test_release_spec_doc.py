@@ -11,7 +11,7 @@ from conftest import DOC, ROOT, doc_example
 
 from corpusbench.errors import ConfigError
 from corpusbench.publish.params import SCHEMAS, all_keys
-from corpusbench.publish.spec import GeneratorSpec, ReleaseCorpus, ReleaseLLM, ReleaseSpec
+from corpusbench.publish.spec import FamilySpec, ReleaseCorpus, ReleaseLLM, ReleaseSpec
 
 
 def test_the_documented_example_builds(doc_release: Path) -> None:
@@ -33,10 +33,10 @@ def test_the_example_refuses_a_more_permissive_licence() -> None:
 
 def test_every_spec_field_is_documented() -> None:
     text = DOC.read_text(encoding="utf-8")
-    skip = {"source", "corpora", "generators", "llm"}  # documented by their sub-fields
+    skip = {"source", "corpora", "families", "llm"}  # documented by their sub-fields
     fields = [f.name for f in dataclasses.fields(ReleaseSpec) if f.name not in skip]
     fields += [f"corpora.KEY.{f.name}" for f in dataclasses.fields(ReleaseCorpus)]
-    fields += [f"generators[].{f.name}" for f in dataclasses.fields(GeneratorSpec)]
+    fields += [f"families[].{f.name}" for f in dataclasses.fields(FamilySpec)]
     fields += [f"llm.{f.name}" for f in dataclasses.fields(ReleaseLLM)]
     missing = [f for f in fields if f"`{f}`" not in text]
     assert missing == []
@@ -44,7 +44,7 @@ def test_every_spec_field_is_documented() -> None:
 
 def _section(text: str, generator: str) -> str:
     """The doc's paragraph and table of one generator's params (up to the next generator's)."""
-    start = text.index(f"`{generator}` (", text.index("## Generator parameters"))
+    start = text.index(f"`{generator}` (", text.index("## Family parameters"))
     nxt = [text.find(f"`{g}` (", start + 1) for g in SCHEMAS if g != generator]
     ends = [i for i in nxt if i > start] + [text.index("## Licences")]
     return text[start : min(ends)]

@@ -19,7 +19,7 @@ def load(tmp_path: Path, overrides: dict | None = None, **changes) -> ReleaseSpe
 def test_valid_spec_fills_defaults_and_resolves(tmp_path: Path) -> None:
     spec = load(tmp_path)
     assert spec.tag == "v0.1.0"
-    assert spec.generators[0].id == "fixture" and spec.generators[0].params["group_column"] == "UID"
+    assert spec.families[0].id == "fixture" and spec.families[0].params["group_column"] == "UID"
     assert spec.llm is None and spec.limitations == ()
     resolved = spec.resolved()
     assert "source" not in resolved and resolved["corpora"]["genesis"]["reader"] == "auto"
@@ -43,23 +43,23 @@ def test_example_specs_in_releases_load() -> None:
         ({"license": "CC BY"}, "license 'CC BY' is not a Hub licence id"),
         ({"language": ["english"]}, "language[0] 'english' is not an ISO 639 code"),
         ({"seed": "seven"}, "seed must be an integer"),
-        ({"generators": []}, "generators must list at least one generator"),
+        ({"families": []}, "families must list at least one family"),
         ({"colour": "blue"}, "unknown key colour"),
         ({"corpora": {"genesis": {"path": str(ROOT), "size": 3}}}, "unknown key corpora.genesis.size"),
         ({"corpora": {"genesis": {"language": "en"}}}, "missing required key corpora.genesis.path"),
         (
-            {"generators": [{"name": "minimal-pair"}]},
-            "generators[0].name unknown release generator 'minimal-pair'. Did you mean: minimal-pairs?",
+            {"families": [{"name": "minimal-pair"}]},
+            "families[0].name unknown family 'minimal-pair'. Did you mean: minimal-pairs?",
         ),
         (
-            {"generators": [{"name": "minimal-pairs", "corpus": "brown"}]},
-            "generators[0].corpus 'brown' is not a key",
+            {"families": [{"name": "minimal-pairs", "corpus": "brown"}]},
+            "families[0].corpus 'brown' is not a key",
         ),
         (
-            {"generators": [{"name": "minimal-pairs"}, {"name": "minimal-pairs"}]},
-            "generators[1].id 'minimal-pairs' is used twice",
+            {"families": [{"name": "minimal-pairs"}, {"name": "minimal-pairs"}]},
+            "families[1].id 'minimal-pairs' is used twice",
         ),
-        ({"generators": [{"name": "minimal-pairs", "parms": {}}]}, "unknown key generators[0].parms"),
+        ({"families": [{"name": "minimal-pairs", "parms": {}}]}, "unknown key families[0].parms"),
         ({"llm": {"backend": "vllm-server"}}, "missing required key llm.model"),
     ],
 )
@@ -89,15 +89,15 @@ def test_dotted_overrides_by_key_index_and_generator_id(tmp_path: Path) -> None:
         [
             "seed=7",
             "version=0.2.0-rc.1",
-            "generators.fixture.params.max_pairs=2",
-            "generators.0.params.config_prefix=x-",
+            "families.fixture.params.max_pairs=2",
+            "families.0.params.config_prefix=x-",
             "tags=[a, b]",
         ]
     )
     spec = load(tmp_path, overrides=overrides)
     assert spec.seed == 7 and spec.version == "0.2.0-rc.1" and spec.tags == ("a", "b")
-    assert spec.generators[0].params["max_pairs"] == 2
-    assert spec.generators[0].params["config_prefix"] == "x-"
+    assert spec.families[0].params["max_pairs"] == 2
+    assert spec.families[0].params["config_prefix"] == "x-"
 
 
 def test_bad_overrides(tmp_path: Path) -> None:
@@ -105,8 +105,8 @@ def test_bad_overrides(tmp_path: Path) -> None:
         parse_override_args(["seed"])
     with pytest.raises(ConfigError, match="seed must be an integer"):
         load(tmp_path, overrides={"seed": "many"})
-    with pytest.raises(ConfigError, match="no item 'nope' in generators"):
-        apply_overrides(spec_dict(), {"generators.nope.params.x": 1}, "spec.yaml")
+    with pytest.raises(ConfigError, match="no item 'nope' in families"):
+        apply_overrides(spec_dict(), {"families.nope.params.x": 1}, "spec.yaml")
     with pytest.raises(ConfigError, match="unknown key releases"):
         load(tmp_path, overrides={"releases.x": 1})
 
@@ -189,52 +189,48 @@ LLM = {"model": "m", "backend": "vllm-server"}
     ("changes", "message"),
     [
         (
-            {"generators": [{**LT, "params": {"threshold": 0.2}}], "llm": LLM},
-            "unknown key generators.lt.params.threshold; the spec spells that option filter_threshold",
+            {"families": [{**LT, "params": {"threshold": 0.2}}], "llm": LLM},
+            "unknown key families.lt.params.threshold; the spec spells that option filter_threshold",
         ),
-        ({"generators": [{**LT, "params": {"reuse_rn": "x"}}], "llm": LLM}, "did you mean reuse_run?"),
+        ({"families": [{**LT, "params": {"reuse_rn": "x"}}], "llm": LLM}, "did you mean reuse_run?"),
         (
-            {"generators": [{**LT, "params": {"pos_check": False}}], "llm": LLM},
+            {"families": [{**LT, "params": {"pos_check": False}}], "llm": LLM},
             "spells that option check_pos",
         ),
         (
-            {"generators": [{**LT, "params": {"max_per_bin": {"wordswap": "3"}}}], "llm": LLM},
-            "generators.lt.params.max_per_bin must be an integer or a mapping of integers or null",
+            {"families": [{**LT, "params": {"max_per_bin": {"wordswap": "3"}}}], "llm": LLM},
+            "families.lt.params.max_per_bin must be an integer or a mapping of integers or null",
         ),
         (
-            {"generators": [{**LT, "params": {"subtasks": ["wordswap", "x"]}}], "llm": LLM},
-            "generators.lt.params: unknown subtask(s) ['x']",
+            {"families": [{**LT, "params": {"subtasks": ["wordswap", "x"]}}], "llm": LLM},
+            "families.lt.params: unknown subtask(s) ['x']",
         ),
-        ({"generators": [LT]}, "llm: ltswap prompts an LLM; add an `llm:` block"),
-        ({"generators": [LT], "llm": {**LLM, "sampling": {"temperature": 0}}}, "llm.sampling: ltswap sets"),
-        ({"generators": [{**LT, "corpus": None}], "llm": LLM}, "generators.lt.corpus: ltswap needs a corpus"),
+        ({"families": [LT]}, "llm: ltswap prompts an LLM; add an `llm:` block"),
+        ({"families": [LT], "llm": {**LLM, "sampling": {"temperature": 0}}}, "llm.sampling: ltswap sets"),
+        ({"families": [{**LT, "corpus": None}], "llm": LLM}, "families.lt.corpus: ltswap needs a corpus"),
         (
-            {"generators": [{"name": "minimal-pairs", "params": {"path": "p", "max_pairs": "ten"}}]},
-            "generators.minimal-pairs.params.max_pairs must be an integer or null, got 'ten'",
-        ),
-        (
-            {"generators": [{"name": "minimal-pairs"}]},
-            "missing required key generators.minimal-pairs.params.path",
+            {"families": [{"name": "minimal-pairs", "params": {"path": "p", "max_pairs": "ten"}}]},
+            "families.minimal-pairs.params.max_pairs must be an integer or null, got 'ten'",
         ),
         (
-            {
-                "generators": [
-                    {"name": "fitclams", "corpus": "genesis", "params": {"selection": {"nouns": 3}}}
-                ]
-            },
-            "unknown key generators.fitclams.params.selection.nouns; did you mean n_nouns?",
+            {"families": [{"name": "minimal-pairs"}]},
+            "missing required key families.minimal-pairs.params.path",
         ),
         (
-            {"generators": [{"name": "fitclams", "params": {"corpora": ["genesis", "brown"]}}]},
-            "generators.fitclams.params.corpora: 'brown' is not a key of corpora (genesis)",
+            {"families": [{"name": "fitclams", "corpus": "genesis", "params": {"selection": {"nouns": 3}}}]},
+            "unknown key families.fitclams.params.selection.nouns; did you mean n_nouns?",
         ),
         (
-            {"generators": [{"name": "frames", "corpus": "genesis", "params": {"train": "brown"}}]},
-            "generators.frames.params.train: 'brown' is not a key of corpora",
+            {"families": [{"name": "fitclams", "params": {"corpora": ["genesis", "brown"]}}]},
+            "families.fitclams.params.corpora: 'brown' is not a key of corpora (genesis)",
         ),
         (
-            {"generators": [{"name": "cac", "corpus": "genesis", "params": {"split_sessions": 2.5}}]},
-            "generators.cac.params.split_sessions must be an integer, got 2.5",
+            {"families": [{"name": "frames", "corpus": "genesis", "params": {"train": "brown"}}]},
+            "families.frames.params.train: 'brown' is not a key of corpora",
+        ),
+        (
+            {"families": [{"name": "cac", "corpus": "genesis", "params": {"split_sessions": 2.5}}]},
+            "families.cac.params.split_sessions must be an integer, got 2.5",
         ),
     ],
 )
@@ -247,3 +243,10 @@ def test_generator_params_are_checked_at_load(tmp_path: Path, changes: dict, mes
     assert text.startswith(f"{tmp_path / 'spec.yaml'}: ") and message in text and "\n" not in text
     if "allowed:" in message:
         assert "reuse_run" in text and "filter_threshold" in text
+
+
+def test_the_old_generators_key_is_refused_with_its_new_name():
+    raw = spec_dict()
+    raw["generators"] = raw.pop("families")
+    with pytest.raises(ConfigError, match="unknown key generators; the list of benchmarks is now `families"):
+        ReleaseSpec.from_dict(raw)

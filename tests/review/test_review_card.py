@@ -25,7 +25,7 @@ def _spec(folder: Path) -> Path:
         "license": "cc-by-4.0",
         "language": ["en"],
         "corpora": {"genesis": {"path": str(DATA / "genesis_40.txt"), "language": "en"}},
-        "generators": [
+        "families": [
             {
                 "name": "minimal-pairs",
                 "id": "fixture",

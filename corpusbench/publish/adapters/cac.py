@@ -125,10 +125,10 @@ def build_configs(ctx: GeneratorContext) -> list[ReleaseConfig]:
     from corpusbench.generators.cac.records import ADULT_TPR_BASELINE, Alternation
     from corpusbench.generators.cac.table import sites_table
 
-    where = f"generators.{ctx.generator.id}.params"
+    where = f"families.{ctx.generator.id}.params"
     p = parse_params(CacReleaseParams, ctx.generator.params, where)
     if ctx.corpus is None:
-        raise ConfigError(f"generators.{ctx.generator.id}.corpus: name the dialogue corpus (CHAT files)")
+        raise ConfigError(f"families.{ctx.generator.id}.corpus: name the dialogue corpus (CHAT files)")
     try:
         config = CacConfig(
             roles=SpeakerRoles(child=_codes(p.child), caretakers=_codes(p.caretakers)),

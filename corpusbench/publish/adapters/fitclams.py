@@ -57,7 +57,7 @@ def build_configs(ctx: GeneratorContext) -> list[ReleaseConfig]:
     from corpusbench.generators.fitclams.records import PARADIGMS
     from corpusbench.generators.fitclams.select import SelectionConfig
 
-    where = f"generators.{ctx.generator.id}.params"
+    where = f"families.{ctx.generator.id}.params"
     p = parse_params(FitClamsParams, ctx.generator.params, where)
     keys = p.corpora or ([ctx.corpus.key] if ctx.corpus else [])
     if not keys:

@@ -63,10 +63,10 @@ def build_configs(ctx: GeneratorContext) -> list[ReleaseConfig]:
     from corpusbench.generators.frames.extract import generate_frames
     from corpusbench.generators.frames.records import FramesParams
 
-    where = f"generators.{ctx.generator.id}.params"
+    where = f"families.{ctx.generator.id}.params"
     p = parse_params(FramesReleaseParams, ctx.generator.params, where)
     if ctx.corpus is None:
-        raise ConfigError(f"generators.{ctx.generator.id}.corpus: name the test corpus")
+        raise ConfigError(f"families.{ctx.generator.id}.corpus: name the test corpus")
     if p.train not in ctx.corpora:
         raise ConfigError(f"{where}.train: {p.train!r} is not a key of corpora")
     if p.train == ctx.corpus.key:

@@ -94,11 +94,11 @@ class AdapterParams:
 def build_configs(ctx: GeneratorContext) -> list[ReleaseConfig]:
     from corpusbench.generators.ltswap.pipeline import LtswapParams
 
-    where = f"generators.{ctx.generator.id}.params"
+    where = f"families.{ctx.generator.id}.params"
     raw = dict(ctx.generator.params)
     own = parse_params(AdapterParams, {k: raw.pop(k) for k in OWN_KEYS if k in raw}, where)
     if ctx.corpus is None:
-        raise ConfigError(f"generators.{ctx.generator.id}.corpus: ltswap needs a corpus")
+        raise ConfigError(f"families.{ctx.generator.id}.corpus: ltswap needs a corpus")
     if ctx.llm is None:
         raise ConfigError(
             "llm: ltswap generates with an LLM; add an `llm:` block (model, backend) to the spec"

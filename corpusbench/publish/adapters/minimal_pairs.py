@@ -49,7 +49,7 @@ class MinimalPairsParams:
 
 
 def build_configs(ctx: GeneratorContext) -> list[ReleaseConfig]:
-    where = f"generators.{ctx.generator.id}.params"
+    where = f"families.{ctx.generator.id}.params"
     params = parse_params(MinimalPairsParams, ctx.generator.params, where)
     if params.format not in ("auto", *FORMATS.values()):
         raise ConfigError(

@@ -20,7 +20,7 @@ from detagr.generator import DetAgrParams, make_pairs
 
 def build_configs(ctx: GeneratorContext) -> list[ReleaseConfig]:
     """One config, ``detagr-<corpus>``, from the text files of the generator's corpus."""
-    params = parse_params(DetAgrParams, ctx.generator.params, f"generators.{ctx.generator.id}.params")
+    params = parse_params(DetAgrParams, ctx.generator.params, f"families.{ctx.generator.id}.params")
     assert ctx.corpus is not None  # the schema says needs_corpus: the spec is refused without one
     path = ctx.corpus.path
     files = [path] if path.is_file() else sorted(p for p in Path(path).rglob("*.txt"))

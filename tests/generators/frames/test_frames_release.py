@@ -25,7 +25,7 @@ def _spec(folder: Path, tiny: dict[str, Path], **params: object) -> Path:
             "train": {"path": str(tiny["train"]), "language": "en"},
             "test": {"path": str(tiny["test"]), "language": "en"},
         },
-        "generators": [{"name": "frames", "corpus": "test", "params": {"train": "train", **params}}],
+        "families": [{"name": "frames", "corpus": "test", "params": {"train": "train", **params}}],
     }
     path = folder / "frames-test.yaml"
     path.write_text(yaml.safe_dump(spec), encoding="utf-8")

@@ -21,7 +21,7 @@ def _spec(path, default_corpus, stats, model_dir, server, **params):
         "repo_id": "test/lt-e2e",
         "corpora": {"default": {"path": str(default_corpus), "stats": str(stats.path), "language": "en"}},
         "llm": {"model": str(model_dir), "backend": "vllm-server"},
-        "generators": [
+        "families": [
             {
                 "name": "ltswap",
                 "corpus": "default",

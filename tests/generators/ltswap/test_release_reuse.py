@@ -25,14 +25,14 @@ def _ctx(tmp_path, corpus, stats, params, log=lambda _m: None):
         "version": "0.1.0",
         "repo_id": "t/lt",
         "corpora": {"c": {"path": str(corpus), "stats": str(stats.path), "language": "en"}},
-        "generators": [{"name": "ltswap", "corpus": "c", "params": params}],
+        "families": [{"name": "ltswap", "corpus": "c", "params": params}],
         "llm": {"model": "rule-scripted", "backend": "vllm-server"},
     }
     spec = ReleaseSpec.from_dict(raw)
     resolved = ResolvedCorpus(key="c", path=corpus, stats=stats.path, language="en", fingerprint={})
     return GeneratorContext(
         spec=spec,
-        generator=spec.generators[0],
+        generator=spec.families[0],
         corpora={"c": resolved},
         corpus=resolved,
         work_dir=tmp_path / "work",
