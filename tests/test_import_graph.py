@@ -155,6 +155,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "imports",
         "intervals",
         "io",
+        "params",  # a family's parameters declared once: the typer options and the spec params made from them
         "procs",
         "progress_llm",
         "provenance",

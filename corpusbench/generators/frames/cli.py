@@ -13,6 +13,8 @@ import typer
 from rich.table import Table
 
 from corpusbench.console import make_console
+from corpusbench.generators.frames.records import FramesParams
+from corpusbench.params import cli_params
 
 console = make_console()
 
@@ -30,24 +32,23 @@ def register(app: typer.Typer) -> None:
 
 
 @frames_app.command("build")
+@cli_params(FramesParams)  # --lang, --min-frame-count: declared once, in FramesParams
 def build_cmd(
     corpus: str = typer.Argument(..., help="Test corpus: a text file or folder (any corpusbench reader)."),
     stats: Path = typer.Option(..., "--stats", help="Stats folder of the training corpus."),
     out: Path = typer.Option(..., "--out", "-o", help="Output folder (written atomically)."),
-    min_frame_count: int = typer.Option(2, "--min-frame-count", help="Keep frames seen at least this often."),
-    lang: str = typer.Option("en", "--lang", help="Sentence splitting/tokenisation language."),
     occurrences: bool = typer.Option(
         True, "--occurrences/--no-occurrences", help="Also write token positions (token-level eval)."
     ),
+    params: FramesParams | None = None,
 ) -> None:
     """S-clusters (middle words of each frequent frame) of a test corpus over a training vocabulary."""
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
     from corpusbench.corpus.readers import CorpusSpec
     from corpusbench.generators.frames.extract import generate_frames
-    from corpusbench.generators.frames.records import FramesParams
 
-    params = FramesParams(lang=lang, min_frame_count=min_frame_count)
+    assert params is not None  # cli_params builds it from the options
     with Progress(
         SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(), console=console
     ) as bar:

@@ -50,7 +50,7 @@ FAMILY = Family(
     cli="corpusbench.generators.frames.cli:register",
     release="corpusbench.publish.adapters.frames:build_configs",
     params=ParamsSchema(
-        types=("corpusbench.publish.adapters.frames:FramesReleaseParams",),
+        types=("corpusbench.generators.frames.records:FramesSpec",),  # generated from FramesParams
         needs_corpus=True,
         corpus_keys=("train",),
     ),

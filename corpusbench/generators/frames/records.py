@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from corpusbench.params import param, spec_view
+
 BOS = "<s>"  # sentence-boundary markers are frame words (never middle words), as in the paper
 EOS = "</s>"
 
@@ -24,12 +26,28 @@ class TokSentence:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class FramesParams:
-    """Parameters of ``corpusbench frames build`` (the defaults are the paper's choices)."""
+    """The frames family's parameters, declared once (:mod:`corpusbench.params`): the options of
+    ``corpusbench frames build`` and the release spec's ``params`` (:data:`FramesSpec`) are generated
+    from these fields; the defaults are the paper's choices."""
 
-    lang: str = "en"
-    min_frame_count: int = 2  # frames must occur more than once in the test corpus
-    frame_words_in_vocab: bool = True  # frame words seen in training (markers always are)
-    markers: bool = True  # add <s> / </s> at sentence boundaries
+    train: str | None = param(
+        None,
+        help="Key of the training corpus in the spec's corpora: its stats folder (or stats computed once "
+        "under the work dir) gives the vocabulary. The command line takes --stats instead.",
+        cli=False,
+        required=True,
+    )
+    lang: str = param(
+        "en",
+        help="Sentence splitting/tokenisation language (a release takes the test corpus's language).",
+        spec=False,
+    )
+    min_frame_count: int = param(2, help="Keep frames seen at least this often.")
+    frame_words_in_vocab: bool = param(
+        True, help="Frame words must be seen in training (markers always are).", spec=False, cli=False
+    )
+    markers: bool = param(True, help="Add <s> / </s> at sentence boundaries.", spec=False, cli=False)
+    config_name: str = param("frames-sclusters", help="Name of the release config.", cli=False)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -38,6 +56,10 @@ class FramesParams:
             "frame_words_in_vocab": self.frame_words_in_vocab,
             "markers": self.markers,
         }
+
+
+#: What a release spec's frames ``params`` may say (train, min_frame_count, config_name), generated.
+FramesSpec = spec_view(FramesParams)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

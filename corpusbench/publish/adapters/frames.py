@@ -1,6 +1,7 @@
 """``frames``: the S-clusters of a test corpus as release config ``frames-sclusters`` (task ``other``).
 
-Params: ``train`` (key of the training corpus in ``corpora``; its ``stats`` folder, or stats computed
+Params: ``FramesSpec`` (generated from ``generators.frames.records.FramesParams``, where each is declared
+once): ``train`` (key of the training corpus in ``corpora``; its ``stats`` folder, or stats computed
 once under the work dir, give the training vocabulary), ``min_frame_count`` (default 2) and
 ``config_name``. The test corpus is the generator's own ``corpus``. The output is reused when the
 frames fingerprint inputs (test corpus, training counts, parameters) are unchanged. One row per
@@ -9,7 +10,6 @@ S-cluster: ``frame_id, left, right, frame_count, n_words, words, word_counts``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 import pyarrow.parquet as pq
@@ -33,13 +33,6 @@ LIMITATIONS = (
 )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class FramesReleaseParams:
-    train: str  # corpora key of the training corpus
-    min_frame_count: int = 2
-    config_name: str = "frames-sclusters"
-
-
 def _train_stats(ctx: GeneratorContext, train: ResolvedCorpus) -> Path:
     """The training corpus's stats folder, or stats computed once into the work dir."""
     if train.stats is not None:
@@ -61,10 +54,10 @@ def _train_stats(ctx: GeneratorContext, train: ResolvedCorpus) -> Path:
 def build_configs(ctx: GeneratorContext) -> list[ReleaseConfig]:
     from corpusbench.corpus.readers import CorpusSpec
     from corpusbench.generators.frames.extract import generate_frames
-    from corpusbench.generators.frames.records import FramesParams
+    from corpusbench.generators.frames.records import FramesParams, FramesSpec
 
     where = f"families.{ctx.generator.id}.params"
-    p = parse_params(FramesReleaseParams, ctx.generator.params, where)
+    p = parse_params(FramesSpec, ctx.generator.params, where)
     if ctx.corpus is None:
         raise ConfigError(f"families.{ctx.generator.id}.corpus: name the test corpus")
     if p.train not in ctx.corpora:
