@@ -270,7 +270,8 @@ def opening(
     """The seeded opening (a regex) that comes before ``form``: one of ``OPENINGS`` (those whose words all
     occur in ``vocab``, when given and any do: a sentence must use only corpus words) by a hash of (seed,
     form, tag), with a free adjective after a number-marking determiner (``marked``, nouns) or an adverb
-    after a modal (base verbs), so that the word right before the target never gives its form away."""
+    after a modal (``marked`` base verbs), so that the word right before the target never gives its form
+    away."""
     import hashlib
 
     from corpusbench.generators.ltswap.checks import oov_words
@@ -281,7 +282,10 @@ def opening(
         options = tuple(o for o in options if not oov_words(o.split(" "), vocab)) or options
     phrase = options[int(hashlib.sha256(f"{seed}:{form}:{tag}".encode()).hexdigest(), 16) % len(options)]
     adjs = [a for a in ADJECTIVES if vocab is None or not oov_words([a], vocab)] or list(ADJECTIVES)
-    slot = f" ({'|'.join(adjs)})" if key.endswith("+") else f" {_ADV}" if tag == "VB" else ""
+    # the adverb after a modal only where the word before the target must not give its form away
+    # (InflectionSwap, ``marked``): WordSwap swaps two base verbs, and a forced adverb made its sentences odd
+    # ("Tomorrow we must always portend a storm", "Only a fool would never envelop himself"; #37)
+    slot = f" ({'|'.join(adjs)})" if key.endswith("+") else f" {_ADV}" if tag == "VB" and marked else ""
     return re.escape(phrase).replace("\\ ", " ") + slot  # spaces stay plain for every regex engine
 
 
