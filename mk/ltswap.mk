@@ -23,19 +23,21 @@ $(JUDGE_MODEL_DIR)/config.json: $(STAMP) corpusbench/assets/judge_model.py corpu
 # Sized by cell (#29): at least 3 kept quadruplets (6 pairs) in every (subtask, bin) cell that has
 # candidates (--per-cell 3; AgreementSwap one cell per bin, all three rules), in rounds that top up only
 # the short cells, under the caps as draw ceilings; the judge asks only about the drafts a cell still
-# needs. Writer v4 (5 corpus sentences in the cached system turn), guided decoding for all three subtasks
-# (#37: each form after one of many seeded openings that only its tag fits, "Yesterday the old man
-# mended", "Her uncle gave her two old coats", "the" before WordSwap nouns; the AgreementSwap noun
-# opening each line; WordSwap nouns and verbs; 2 noun pairs per AgreementSwap bin), no same-lemma
+# needs. Guided decoding for all three subtasks (#37: each form after one of many seeded openings that only
+# its tag fits; WordSwap nouns open the clause as its subject, "Late in the evening the heifer ..";
+# InflectionSwap nouns after a number word and an adjective, "The teacher asked us about these old
+# casements"; subject-verb pairs with a seeded verb, is/was/has or a lexical one, after the noun), writer v5
+# (5 corpus sentences in the cached system turn; a sentence that shows what the word means), WordSwap nouns
+# and verbs, 2 noun pairs per AgreementSwap bin, a good sentence in one kept quadruplet only, no same-lemma
 # confirmation (the lexicon pairs come from lemminflect; the judge answered "yes" to 129 of 129 such
 # questions), --rewrites 1 (an InflectionSwap form whose sentence failed while its partner's passed is
-# written once more). With the #37 openings (2026-11-27, a shared vLLM CPU server; not timed cold): 806
-# LLM requests, 5,399 generated tokens, kept 30 / 33 / 33 (3 in each of the 32 cells); sentences passing
-# the checks 90% / 90% / 95%. Before them (2026-11-26, cold, 2 AVX2 cores): 7.9 min, 698 requests, 3,679
-# tokens (docs/ltswap.md).
-LTSWAP_DEMO_ARGS ?= --per-cell 3 --agreement-cells bin --max-per-bin wordswap=8,inflswap=6,agrswap=3 \
+# written once more). Measured (2026-11-28, the shared vLLM CPU server, not cold): 916 LLM requests, 6,488
+# generated tokens, kept 30 / 33 / 33 (3 in each of the 32 cells); sentences passing the checks 82% / 82% /
+# 98% (docs/ltswap.md). The 2026-11-27 openings: 806 requests, 5,399 tokens; before #37 (2026-11-26, cold, 2
+# AVX2 cores): 7.9 min, 698 requests, 3,679 tokens.
+LTSWAP_DEMO_ARGS ?= --per-cell 3 --agreement-cells bin --max-per-bin wordswap=12,inflswap=8,agrswap=3 \
 	--pairs-per-word 2 --rules SVSHORT,SVLONG,DET --agreement-samples 1 --no-confirm-inflections \
-	--writer-prompt v4 --force-form wordswap,inflswap,agrswap --rewrites 1
+	--writer-prompt v5 --force-form wordswap,inflswap,agrswap --rewrites 1
 
 DEMO_TARGETS += vllm-venv judge-model
 DEMO_STEPS += $(PY) -m corpusbench ltswap build $(DATA)/default --stats out/demo/stats --out out/demo/ltswap \
