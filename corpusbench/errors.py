@@ -38,10 +38,14 @@ class ParamError(ConfigError):
 
     def __init__(self, param: str, problem: str) -> None:
         self.param, self.problem = param, problem
-        super().__init__(f"{param} {problem}")
+        super().__init__(self._text(param))
+
+    def _text(self, name: str) -> str:
+        """``NAME problem``, or ``NAME: problem`` when the problem starts with a colon."""
+        return f"{name}{'' if self.problem.startswith(':') else ' '}{self.problem}"
 
     def named(self, name: str) -> ConfigError:
-        return ConfigError(f"{name} {self.problem}")
+        return ConfigError(self._text(name))
 
 
 @contextmanager

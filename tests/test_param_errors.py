@@ -32,3 +32,26 @@ def test_a_release_spec_names_its_keys_never_an_option() -> None:
             parse_params(AdapterParams, {key: bad}, where)
         assert str(raised.value).startswith(f"{where}.{key} must"), raised.value
         assert "--" not in str(raised.value)
+
+
+def test_every_ltswap_param_check_names_the_param() -> None:
+    """LtswapParams speaks no CLI: each bad value names its field; the CLI says the option, a spec the key."""
+    bad = {
+        "lang": "xx",
+        "max_per_bin": 0,
+        "agreement_cells": "row",
+        "force_form": ("nope",),
+        "frames": "odd",
+        "rewrites": -1,
+        "agreement_samples": 0,
+        "pairs_per_word": 0,
+    }
+    for key, value in bad.items():
+        with pytest.raises(ParamError) as raised:
+            LtswapParams(**{key: value})
+        assert raised.value.param == key and "--" not in str(raised.value), (key, raised.value)
+        with pytest.raises(ConfigError) as cli, option_names():
+            LtswapParams(**{key: value})
+        assert str(cli.value).startswith("--" + key.replace("_", "-")), cli.value
+    with pytest.raises(ConfigError, match=r"^--max-per-bin: unknown subtask\(s\) \['x'\]"), option_names():
+        LtswapParams(max_per_bin={"x": 1})

@@ -144,12 +144,12 @@ class LtswapParams:
             caps = {SUBTASK_ALIASES.get(k, k): v for k, v in self.max_per_bin.items()}
             object.__setattr__(self, "max_per_bin", caps)
         if self.lang not in ("en", *MORPH_LANGS):
-            raise ConfigError(f"LT-Swap supports --lang en, fr, de (got {self.lang!r})")
+            raise ParamError("lang", f"must be one of en, fr, de for LT-Swap (got {self.lang!r})")
         if self.lang != "en":  # French/German: WordSwap only (no inflection lexicon / agreement checks)
             if self.subtasks == SUBTASKS:
                 object.__setattr__(self, "subtasks", ("wordswap",))
             elif set(self.subtasks) != {"wordswap"}:
-                raise ConfigError(f"--lang {self.lang}: only the wordswap subtask is available")
+                raise ParamError("lang", f"{self.lang}: only the wordswap subtask is available")
         if bad := set(self.subtasks) - set(SUBTASKS):
             raise ConfigError(f"unknown subtask(s) {sorted(bad)}; choose from {', '.join(SUBTASKS)}")
         if bad := set(self.rules) - set(AGREEMENT_RULES):
@@ -158,15 +158,15 @@ class LtswapParams:
             )
         if isinstance(self.max_per_bin, Mapping):
             if bad := set(self.max_per_bin) - set(SUBTASKS):
-                raise ConfigError(
-                    f"--max-per-bin: unknown subtask(s) {sorted(bad)}; use {', '.join(SUBTASKS)}"
+                raise ParamError(
+                    "max_per_bin", f": unknown subtask(s) {sorted(bad)}; use {', '.join(SUBTASKS)}"
                 )
             object.__setattr__(
                 self, "max_per_bin", {k: self.max_per_bin[k] for k in SUBTASKS if k in self.max_per_bin}
             )
         caps = self.max_per_bin.values() if isinstance(self.max_per_bin, Mapping) else [self.max_per_bin]
         if any(c is not None and (not isinstance(c, int) or c < 1) for c in caps):
-            raise ConfigError(f"--max-per-bin must be at least 1 (got {self.max_per_bin})")
+            raise ParamError("max_per_bin", f"must be at least 1 (got {self.max_per_bin})")
         self.rule()  # validates the rule name
         writer(self.writer_prompt)  # validates the writer prompt's name
         if self.per_cell is not None and (
@@ -174,19 +174,20 @@ class LtswapParams:
         ):
             raise ParamError("per_cell", f"must be a whole number of at least 1 (got {self.per_cell!r})")
         if self.agreement_cells not in ("length", "bin"):
-            raise ConfigError(f"--agreement-cells must be length or bin (got {self.agreement_cells!r})")
+            raise ParamError("agreement_cells", f"must be length or bin (got {self.agreement_cells!r})")
         if isinstance(self.force_form, str):
             object.__setattr__(self, "force_form", tuple(x for x in self.force_form.split(",") if x))
         if bad := set(self.force_form) - set(FORCE_FORM):
-            raise ConfigError(f"--force-form: unknown {sorted(bad)}; choose from {', '.join(FORCE_FORM)}")
+            raise ParamError("force_form", f": unknown {sorted(bad)}; choose from {', '.join(FORCE_FORM)}")
         if self.frames not in FRAME_STYLES:
-            raise ConfigError(f"--frames must be one of {', '.join(FRAME_STYLES)} (got {self.frames!r})")
+            raise ParamError("frames", f"must be one of {', '.join(FRAME_STYLES)} (got {self.frames!r})")
         if self.force_form and self.lang != "en":
-            raise ConfigError(f"--force-form: sentence frames exist for English only, not --lang {self.lang}")
+            raise ParamError("force_form", f": sentence frames exist for English only, not lang {self.lang}")
         if isinstance(self.rewrites, bool) or not isinstance(self.rewrites, int) or self.rewrites < 0:
-            raise ConfigError(f"--rewrites must be a whole number of at least 0 (got {self.rewrites!r})")
-        if self.agreement_samples < 1 or self.pairs_per_word < 1:
-            raise ConfigError("--agreement-samples and --pairs-per-word must be at least 1")
+            raise ParamError("rewrites", f"must be a whole number of at least 0 (got {self.rewrites!r})")
+        for name in ("agreement_samples", "pairs_per_word"):
+            if getattr(self, name) < 1:
+                raise ParamError(name, f"must be at least 1 (got {getattr(self, name)!r})")
 
     @property
     def by_length(self) -> bool:

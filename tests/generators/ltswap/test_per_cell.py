@@ -158,7 +158,7 @@ def test_agreement_cells_by_bin(slice_stats, tmp_path):
     )
     res = run_ltswap(slice_stats, CachedLLM(RuleLLM(), None), params, tmp_path / "lt")
     assert res.cells and all(c.length == "" for c in res.cells)
-    with pytest.raises(ConfigError, match="agreement-cells"):
+    with pytest.raises(ConfigError, match=r"^agreement_cells must be length or bin"):
         LtswapParams(agreement_cells="rule")
 
 

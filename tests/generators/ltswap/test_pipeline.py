@@ -227,7 +227,7 @@ def test_params_validation():
         LtswapParams(lang="nl")
     with pytest.raises(ConfigError, match="subtask"):
         LtswapParams(subtasks=("wordswap", "blimp"))
-    with pytest.raises(ConfigError, match="max-per-bin"):
+    with pytest.raises(ConfigError, match=r"^max_per_bin must be at least 1"):  # the CLI says --max-per-bin
         LtswapParams(max_per_bin=0)
     with pytest.raises(ConfigError, match="writer prompt 'v9'; choose from v2, v3"):
         LtswapParams(writer_prompt="v9")
