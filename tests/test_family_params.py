@@ -93,17 +93,37 @@ KNOWN: dict[str, Known] = {
             "--out": OUT,
         },
     ),
+    # frames declares its params once (corpusbench.params): whether each is an option, a spec key or
+    # both is said by FramesParams's fields (known_() reads them); only the command's run arguments are here
     "frames": Known(
-        renamed={"train": "--stats"},  # spec: the training corpus key (its stats); CLI: the stats folder
-        spec_only={"config_name": "names the release config; `frames build` writes files, not a config"},
         cli_only={
             "CORPUS": SPEC_CORPUS,
             "--out": OUT,
-            "--lang": "the release takes the test corpus's `language` (else the spec's first)",
+            "--stats": "the training corpus's stats folder; the spec names that corpus (`train`)",
             "--occurrences": "token positions for `eval clusters`; the release ships the S-clusters only",
         },
     ),
 }
+
+
+def known_(name: str) -> Known:
+    """``KNOWN[name]``, plus what a family declared with :mod:`corpusbench.params` says of each field:
+    a spec-only field (``cli=False``) and an option-only one (``spec=False``), its help as the reason."""
+    table = KNOWN[name]
+    schema = families.get(name).params
+    declared_by = getattr(load(schema.types[0]), "declared_by", None) if schema else None
+    if declared_by is None:
+        return table
+    from corpusbench.params import declared, option_name
+
+    fields = [f for f, _ in declared(declared_by)]
+    spec_only = {f.name: f.metadata["help"] for f in fields if f.metadata["spec"] and not f.metadata["cli"]}
+    cli_only = {
+        option_name(f): f.metadata["help"] for f in fields if f.metadata["cli"] and not f.metadata["spec"]
+    }
+    return dataclasses.replace(
+        table, spec_only={**table.spec_only, **spec_only}, cli_only={**table.cli_only, **cli_only}
+    )
 
 
 def _default(f: dataclasses.Field[Any]) -> Any:
@@ -118,7 +138,7 @@ def spec_params(name: str) -> dict[str, Any]:
     """The family's spec params (``flattened`` ones as ``key.field``) -> their defaults."""
     schema = families.get(name).params
     assert schema is not None
-    flat = KNOWN[name].flattened
+    flat = known_(name).flattened
     out: dict[str, Any] = {}
     for key, (cls, _) in schema.fields().items():
         fld = next(f for f in dataclasses.fields(cls) if f.name == key)
@@ -147,7 +167,7 @@ def build_options(name: str) -> dict[str, Any]:
 
 def option_of(name: str, key: str) -> str:
     """The option a spec key is expected to have: its renamed spelling, else ``--kebab-case``."""
-    return KNOWN[name].renamed.get(key, "--" + key.rsplit(".", 1)[-1].replace("_", "-"))
+    return known_(name).renamed.get(key, "--" + key.rsplit(".", 1)[-1].replace("_", "-"))
 
 
 def same(cli: Any, spec: Any) -> bool:
@@ -169,14 +189,14 @@ def test_every_builtin_family_has_a_table() -> None:
 
 def missing_options(name: str, spec: dict[str, Any], cli: dict[str, Any]) -> list[str]:
     """Spec keys with no option (and no table entry)."""
-    known = KNOWN[name]
+    known = known_(name)
     return [k for k in spec if k not in known.spec_only and option_of(name, k) not in cli]
 
 
 def extra_options(name: str, spec: dict[str, Any], cli: dict[str, Any]) -> list[str]:
     """Options (and arguments) with no spec key (and no table entry)."""
     matched = {option_of(name, k) for k in spec}
-    return [o for o in cli if o not in matched and o not in KNOWN[name].cli_only]
+    return [o for o in cli if o not in matched and o not in known_(name).cli_only]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -200,7 +220,7 @@ def test_every_option_has_its_spec_param(name: str) -> None:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_the_exception_table_is_current(name: str) -> None:
-    spec, cli, known = spec_params(name), build_options(name), KNOWN[name]
+    spec, cli, known = spec_params(name), build_options(name), known_(name)
     stale = [f"renamed {k}" for k, o in known.renamed.items() if k not in spec or o not in cli]
     stale += [f"spec_only {k}" for k in known.spec_only if k not in spec]
     stale += [
@@ -213,7 +233,7 @@ def test_the_exception_table_is_current(name: str) -> None:
 
 @pytest.mark.parametrize("name", NAMES)
 def test_defaults_agree(name: str) -> None:
-    spec, cli, known = spec_params(name), build_options(name), KNOWN[name]
+    spec, cli, known = spec_params(name), build_options(name), known_(name)
     differ = [
         f"{key}: spec {spec[key]!r}, {option_of(name, key)} {cli[option_of(name, key)]!r}"
         for key in spec
