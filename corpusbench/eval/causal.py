@@ -116,6 +116,7 @@ class CausalScorer(SummedScores):
     """Summed log-probabilities from any ``*ForCausalLM``; batches are length-sorted by token budget."""
 
     name = "causal.v1"
+    progress_per_text = True  # score(texts, spans, progress) calls progress with the texts finished
 
     def __init__(
         self,

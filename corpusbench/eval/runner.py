@@ -40,6 +40,9 @@ from corpusbench.provenance import code_version
 log = logging.getLogger(__name__)
 
 CHUNK = 2048  # unique sentences per scorer call (progress granularity; batches are sorted within)
+# A scorer that reports progress per text itself (``progress_per_text``) gets more per call: the causal
+# scorer's prefix trees then span more sentences, and its batches stay full.
+CHUNK_WITH_PROGRESS = 1 << 15
 
 
 def scored_unit(text: str, span: Span | None, prefix: str | None, scoring: str) -> tuple[str, Span | None]:
@@ -52,6 +55,12 @@ def scored_unit(text: str, span: Span | None, prefix: str | None, scoring: str) 
     return f"{prefix} {text}", region
 
 
+def reports_progress(scorer: Any) -> bool:
+    """Whether ``scorer.score(texts, spans, progress)`` calls ``progress`` with the texts it finished
+    (a scorer says so with ``progress_per_text = True``; others count masked copies or words)."""
+    return bool(getattr(scorer, "progress_per_text", False))
+
+
 def score_pairs(
     scorer: Any,
     pairs: Sequence[MinimalPair],
@@ -61,9 +70,10 @@ def score_pairs(
 ) -> list[PairScore]:
     """Score both members of every pair; identical units are scored once.
 
-    Units go to the scorer in chunks of ``CHUNK``, sorted by text: a causal scorer shares the token
-    prefixes within a chunk (both members of a pair, a template's opening), and sorting puts the
-    sentences that share them in the same chunk.
+    Units go to the scorer in chunks of ``CHUNK`` (``CHUNK_WITH_PROGRESS`` for a scorer that reports
+    its own progress), sorted by text: a causal scorer shares the token prefixes within a chunk (both
+    members of a pair, a template's opening), and sorting puts the sentences that share them in the
+    same chunk.
     """
     if scoring not in ("auto", "full"):
         raise ConfigError(f"unknown scoring {scoring!r}: use auto or full")
@@ -77,10 +87,14 @@ def score_pairs(
     done: dict[tuple[str, Span | None], tuple[float, int]] = {}
     units = sorted(dict.fromkeys(u for m in members for u in m), key=lambda u: (u[0], u[1] or (-1, -1)))
     advance = progress("scoring sentences", len(units)) if progress else None
-    for s in range(0, len(units), CHUNK):
-        chunk = units[s : s + CHUNK]
-        done.update(zip(chunk, scorer.score([t for t, _ in chunk], [sp for _, sp in chunk]), strict=True))
-        if advance:
+    inner = reports_progress(scorer)
+    size = CHUNK_WITH_PROGRESS if inner else CHUNK
+    for s in range(0, len(units), size):
+        chunk = units[s : s + size]
+        texts, spans = [t for t, _ in chunk], [sp for _, sp in chunk]
+        got = scorer.score(texts, spans, advance) if inner else scorer.score(texts, spans)
+        done.update(zip(chunk, got, strict=True))
+        if advance and not inner:
             advance(len(chunk))
     out = []
     for p, (good, bad) in zip(pairs, members, strict=True):
