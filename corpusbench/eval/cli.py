@@ -142,71 +142,77 @@ def run_cmd(
     plots and summary.md in --out."""
     import time
 
-    from corpusbench.eval.timing import StageClock, timing_line
+    from corpusbench.eval.timing import StageClock, fewer_collections, timing_line
 
-    start = time.perf_counter()
-    from corpusbench.errors import ConfigError
-    from corpusbench.eval.runner import run_eval
-    from corpusbench.eval.spec import EvalSpec, default_out
+    with fewer_collections():  # a run's heap is mostly torch and transformers: collect it less
+        start = time.perf_counter()
+        from corpusbench.errors import ConfigError
+        from corpusbench.eval.runner import run_eval
+        from corpusbench.eval.spec import EvalSpec, default_out
 
-    clock = StageClock()
-    clock.add("import", time.perf_counter() - start)
+        clock = StageClock()
+        clock.add("import", time.perf_counter() - start)
 
-    if dataset_arg and dataset and dataset_arg != dataset:
-        raise ConfigError(f"give the dataset once (got {dataset_arg!r} and --dataset {dataset!r})")
-    dataset = dataset or dataset_arg
-    missing = [n for n, v in (("--dataset", dataset), ("--model", model)) if not v]
-    if missing:
-        raise ConfigError(f"corpusbench eval run needs {', '.join(missing)}")
-    budget = None if batch_tokens == "auto" else int(batch_tokens) if batch_tokens.isdigit() else -1
-    if budget is not None and budget < 16:
-        raise ConfigError(f"--batch-tokens must be auto or at least 16, got {batch_tokens}")
-    for name, value in (("--limit", limit), ("--context-utterances", context_utterances)):
-        if value is not None and value < 1:
-            raise ConfigError(f"{name} must be at least 1, got {value}")
-    spec = EvalSpec(
-        dataset=dataset,
-        model=model,
-        out=out or default_out(model),
-        arch=arch,
-        device=device,
-        dtype=dtype,
-        batch_tokens=budget,
-        configs=tuple(c for c in configs.split(",") if c),
-        group_col=group_col,
-        bos=bos,
-        pll=pll,
-        scoring=scoring,
-        limit=limit,
-        limit_mode=limit_mode,
-        seed=seed,
-        train_corpus=train_corpus,
-        context_utterances=context_utterances,
-        context_step=context_step,
-        context_tokens=context_tokens,
-        trust_remote_code=trust_remote_code,
-        share_prefixes=share_prefixes,
-        verify=verify,
-    )
-    with _progress() as factory:
-        report = run_eval(spec, progress=factory, clock=clock)
-    acc = "n/a" if report.accuracy is None else f"{report.accuracy:.4f}"
-    console.print(f"{model}: {report.n_pairs} items, accuracy {acc}, ties {report.n_ties}", soft_wrap=True)
-    for line in report.headline():  # each score with its ties (count, share, ties counted as half)
-        console.print(line, soft_wrap=True)
-    table = Table()
-    table.add_column("config")
-    table.add_column("accuracy", justify="right")
-    table.add_column("ties (not wins)")
-    for cfg, acc_ in report.per_config.items():
-        table.add_row(cfg, "n/a" if acc_ is None else f"{acc_:.4f}", report.per_config_ties.get(cfg, ""))
-    for cfg, res in (report.benchmarks.get("cac") or {}).get("configs", {}).items():
-        table.add_row(cfg, "n/a" if res.get("score") is None else f"{res['score']:.4f}")
-    for cfg, why in report.skipped.items():
-        table.add_row(cfg, f"skipped: {why}")
-    console.print(table)
-    console.print(f"time: {timing_line(report.timing)}", soft_wrap=True)
-    console.print(f"wrote {report.out} in {report.seconds:.1f}s")
+        if dataset_arg and dataset and dataset_arg != dataset:
+            raise ConfigError(f"give the dataset once (got {dataset_arg!r} and --dataset {dataset!r})")
+        dataset = dataset or dataset_arg
+        missing = [n for n, v in (("--dataset", dataset), ("--model", model)) if not v]
+        if missing:
+            raise ConfigError(f"corpusbench eval run needs {', '.join(missing)}")
+        budget = None if batch_tokens == "auto" else int(batch_tokens) if batch_tokens.isdigit() else -1
+        if budget is not None and budget < 16:
+            raise ConfigError(f"--batch-tokens must be auto or at least 16, got {batch_tokens}")
+        for name, value in (("--limit", limit), ("--context-utterances", context_utterances)):
+            if value is not None and value < 1:
+                raise ConfigError(f"{name} must be at least 1, got {value}")
+        spec = EvalSpec(
+            dataset=dataset,
+            model=model,
+            out=out or default_out(model),
+            arch=arch,
+            device=device,
+            dtype=dtype,
+            batch_tokens=budget,
+            configs=tuple(c for c in configs.split(",") if c),
+            group_col=group_col,
+            bos=bos,
+            pll=pll,
+            scoring=scoring,
+            limit=limit,
+            limit_mode=limit_mode,
+            seed=seed,
+            train_corpus=train_corpus,
+            context_utterances=context_utterances,
+            context_step=context_step,
+            context_tokens=context_tokens,
+            trust_remote_code=trust_remote_code,
+            share_prefixes=share_prefixes,
+            verify=verify,
+        )
+        with _progress() as factory:
+            report = run_eval(spec, progress=factory, clock=clock)
+        acc = "n/a" if report.accuracy is None else f"{report.accuracy:.4f}"
+        console.print(
+            f"{model}: {report.n_pairs} items, accuracy {acc}, ties {report.n_ties}", soft_wrap=True
+        )
+        for line in report.headline():  # each score with its ties (count, share, ties counted as half)
+            console.print(line, soft_wrap=True)
+        table = Table()
+        table.add_column("config")
+        table.add_column("accuracy", justify="right")
+        table.add_column("ties (not wins)")
+        for cfg, acc_ in report.per_config.items():
+            table.add_row(cfg, "n/a" if acc_ is None else f"{acc_:.4f}", report.per_config_ties.get(cfg, ""))
+        for cfg, res in (report.benchmarks.get("cac") or {}).get("configs", {}).items():
+            table.add_row(cfg, "n/a" if res.get("score") is None else f"{res['score']:.4f}")
+        for cfg, why in report.skipped.items():
+            table.add_row(cfg, f"skipped: {why}")
+        console.print(table)
+        console.print(f"time: {timing_line(report.timing)}", soft_wrap=True)
+        console.print(f"wrote {report.out} in {report.seconds:.1f}s")
+        from corpusbench.cli import allow_fast_exit
+
+        allow_fast_exit()  # everything is written: skip the interpreter's teardown of torch (seconds)
 
 
 def compare_cmd(
