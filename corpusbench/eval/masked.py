@@ -21,7 +21,7 @@ import torch
 from corpusbench.errors import ConfigError
 from corpusbench.eval.batching import Progress, SummedScores, budget_batches, pad_right
 from corpusbench.eval.causal import overlapping
-from corpusbench.eval.models import HeadSplit, masked_head
+from corpusbench.eval.models import HeadSplit, masked_head, max_positions
 from corpusbench.eval.records import Span, TokenScore
 from corpusbench.eval.timing import StageClock, count_tokens
 
@@ -79,6 +79,8 @@ class MaskedPllScorer(SummedScores):
         self.device = next(model.parameters()).device
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
         self.split = HeadSplit(model, masked_head(model))
+        self.max_len = max_positions(model, tokenizer)
+        self.n_cut = 0  # texts longer than the window, cut from the left (their first tokens unscored)
         self.clock = StageClock()
         count_tokens(model.base_model, self.clock)
 
@@ -92,16 +94,39 @@ class MaskedPllScorer(SummedScores):
             "logprob": "logit - logsumexp (fp32)",
             "head_split": self.split.ok,
             "batch_tokens": self.batch_tokens,
+            "longer_than_window": f"cut from the left to the model's {self.max_len} tokens (flagged)",
         }
 
     def encode(self, text: str) -> MlmEncoded:
+        """Ids, offsets, word ids and special-token flags of ``text``; cut to the window (:meth:`fit`)."""
         enc = self.tokenizer(text, return_offsets_mapping=True, return_special_tokens_mask=True)
         special = [bool(x) for x in enc["special_tokens_mask"]]
+        return self.fit(
+            MlmEncoded(
+                ids=list(enc["input_ids"]),
+                offsets=[tuple(o) for o in enc["offset_mapping"]],
+                word_ids=[None if sp else w for w, sp in zip(enc.word_ids(), special, strict=True)],
+                special=special,
+            )
+        )
+
+    def fit(self, enc: MlmEncoded) -> MlmEncoded:
+        """``enc`` cut from the left to the model's window (``max_len``) when longer: the leading special
+        tokens stay, the first text tokens after them go (not scored), and the cut is counted in ``n_cut``.
+        Before, such a text failed in the position embeddings or was scored past the trained positions."""
+        extra = len(enc.ids) - self.max_len
+        if extra <= 0:
+            return enc
+        lead = next((i for i, sp in enumerate(enc.special) if not sp), len(enc.ids))
+        if len(enc.ids) - lead - sum(enc.special[lead:]) <= extra:  # nothing of the text would be left
+            raise ConfigError(f"the model's window ({self.max_len} tokens) holds no text token")
+        self.n_cut += 1
+        keep = list(range(lead)) + list(range(lead + extra, len(enc.ids)))
         return MlmEncoded(
-            ids=list(enc["input_ids"]),
-            offsets=[tuple(o) for o in enc["offset_mapping"]],
-            word_ids=[None if sp else w for w, sp in zip(enc.word_ids(), special, strict=True)],
-            special=special,
+            ids=[enc.ids[i] for i in keep],
+            offsets=[enc.offsets[i] for i in keep],
+            word_ids=[enc.word_ids[i] for i in keep],
+            special=[enc.special[i] for i in keep],
         )
 
     def _targets(self, enc: MlmEncoded, span: Span | None) -> list[int]:

@@ -26,6 +26,7 @@ from corpusbench.eval.batching import (
     pad_right,
     split_flat,
 )
+from corpusbench.eval.models import max_positions
 from corpusbench.eval.records import Span
 from corpusbench.eval.timing import StageClock, count_tokens
 
@@ -56,6 +57,9 @@ class Seq2SeqScorer(SummedScores):
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
         start = getattr(model.config, "decoder_start_token_id", None)
         self.start_id = start if start is not None else self.pad_id
+        self.sentinel_id = tokenizer.convert_tokens_to_ids(sentinel)
+        self.max_len = max_positions(model, tokenizer)
+        self.n_cut = 0  # encoder inputs longer than the window, cut to fit around the blank
         self.clock = StageClock()
         count_tokens(model, self.clock)
 
@@ -69,7 +73,25 @@ class Seq2SeqScorer(SummedScores):
             "log_base": "e",
             "logprob": "logit - logsumexp (fp32)",
             "batch_tokens": self.batch_tokens,
+            "longer_than_window": f"encoder input cut to the model's {self.max_len} tokens, from the left "
+            "(from the right only where the left would reach the blank; flagged)",
         }
+
+    def fit(self, ids: list[int]) -> list[int]:
+        """Encoder ids cut to the model's window (``max_len``) when longer, counted in ``n_cut``: the oldest
+        tokens go first; if the blank (the sentinel) would go, the tokens before it go and then the last
+        ones before the closing special tokens. Before, such an input was run past the trained positions
+        (or failed in learned position embeddings)."""
+        extra = len(ids) - self.max_len
+        if extra <= 0:
+            return ids
+        self.n_cut += 1
+        at = ids.index(self.sentinel_id) if self.sentinel_id in ids else len(ids)
+        left = min(extra, at)
+        tail = 1 if ids and ids[-1] == self.tokenizer.eos_token_id else 0
+        right = extra - left
+        body = ids[left : len(ids) - tail - right] if right else ids[left : len(ids) - tail]
+        return body + ids[len(ids) - tail :]
 
     # -- public verbs ---------------------------------------------------------------------------
     def blank(self, text: str, span: Span, fill: str | None = None) -> tuple[str, str]:
@@ -115,7 +137,7 @@ class Seq2SeqScorer(SummedScores):
         for s in sources:
             enc_of.setdefault(s, len(enc_of))
         enc_texts = list(enc_of)
-        enc_ids = [tok(s)["input_ids"] for s in enc_texts]
+        enc_ids = [self.fit(tok(s)["input_ids"]) for s in enc_texts]
         dec_ids = [tok(t)["input_ids"] for t in targets]
         rows_of: list[list[int]] = [[] for _ in enc_texts]
         for i, s in enumerate(sources):
