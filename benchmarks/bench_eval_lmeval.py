@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -132,7 +133,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "accuracy": {"corpusbench": cb_acc, "lmeval": lm_acc},
         "equal_accuracy_within_1_over_n": abs(cb_acc - lm_acc) <= 1 / n + 1e-12,
         "runs": runs,
-        "median_ratio": sorted(r["ratio"] for r in runs)[len(runs) // 2],
+        "median_ratio": statistics.median(r["ratio"] for r in runs),
     }
     out = ROOT / "benchmarks" / "results" / "eval_lmeval.json"
     out.parent.mkdir(parents=True, exist_ok=True)
