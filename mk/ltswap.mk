@@ -26,14 +26,14 @@ $(JUDGE_MODEL_DIR)/config.json: $(STAMP) corpusbench/assets/judge_model.py corpu
 # needs. Guided decoding for all three subtasks (#37: each form after one of many seeded openings that only
 # its tag fits; WordSwap nouns open the clause as its subject, "Late in the evening the heifer ..";
 # InflectionSwap nouns after a number word and an adjective, "The teacher asked us about these old
-# casements"; subject-verb pairs with a seeded verb, is/was/has or a lexical one, after the noun), writer v5
+# casements"; subject-verb pairs with a seeded verb, is/was/has/seems/remains, after the noun), writer v5
 # (5 corpus sentences in the cached system turn; a sentence that shows what the word means), WordSwap nouns
-# and verbs, 2 noun pairs per AgreementSwap bin, a good sentence in one kept quadruplet only, no same-lemma
+# and verbs, 3 noun pairs per AgreementSwap bin, a good sentence in one kept quadruplet only, no same-lemma
 # confirmation (the lexicon pairs come from lemminflect; the judge answered "yes" to 129 of 129 such
 # questions), --rewrites 1 (an InflectionSwap form whose sentence failed while its partner's passed is
-# written once more). Measured (2026-11-28, the shared vLLM CPU server, not cold): 916 LLM requests, 6,488
+# written once more). Measured (2026-11-28, the shared vLLM CPU server, not cold): 947 LLM requests, 7,208
 # generated tokens, kept 30 / 33 / 33 (3 in each of the 32 cells); sentences passing the checks 82% / 82% /
-# 98% (docs/ltswap.md). The 2026-11-27 openings: 806 requests, 5,399 tokens; before #37 (2026-11-26, cold, 2
+# 99%; pairs valid (labelled) 60% / 83% / 89% (docs/ltswap.md). The 2026-11-27 openings: 806 requests, 5,399 tokens; before #37 (2026-11-26, cold, 2
 # AVX2 cores): 7.9 min, 698 requests, 3,679 tokens.
 LTSWAP_DEMO_ARGS ?= --per-cell 3 --agreement-cells bin --max-per-bin wordswap=12,inflswap=8,agrswap=3 \
 	--pairs-per-word 2 --rules SVSHORT,SVLONG,DET --agreement-samples 1 --no-confirm-inflections \

@@ -22,7 +22,9 @@ from corpusbench.corpus.bins import ltswap_bin_label
 
 MAX_ROUNDS = 8
 STOP_EMPTY_AFTER = 2  # rounds after which a subtask that kept nothing draws no more
-MIN_LEMMAS = 2  # AgreementSwap noun pairs drawn per bin in round 1 (#37: one pair filled a cell of 3)
+# AgreementSwap noun pairs drawn per bin in round 1 (#37: one pair filled a cell of 3; with 2, the second
+# pair's drafts all failed in bin [0] of the round-two demo run and the cell filled from one)
+MIN_LEMMAS = 3
 MIN_YIELD = 0.05  # kept per drawn candidate assumed at worst when sizing the next draw
 LENGTH = {
     "SVSHORT": "SHORT",

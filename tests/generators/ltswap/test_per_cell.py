@@ -131,7 +131,7 @@ def test_first_round_is_sized_by_need_and_wordswap_concentrates():
     assert got[("wordswap", (1, "NN"))] == 3 and got[("wordswap", (1, "VB"))] == 3
     assert got[("wordswap", (2, "NN"))] == 0  # a lone word cannot pair
     assert got[("inflswap", (1, "NOUN"))] == got[("inflswap", (1, "VERB"))] == 2  # 3 drafts over 2 groups
-    assert got[("agrswap", 1)] == 2  # one noun pair makes 3 drafts, but a cell should hold 2 lemmas
+    assert got[("agrswap", 1)] == 3  # one noun pair makes 3 drafts; a cell should hold 3 lemmas (#37)
     nouns_only = {"wordswap": {(1, "NN"): list(range(9)), (1, "NNS"): list(range(2))}}
     got = cells.first_counts(nouns_only, 3, {}, {"wordswap": 1.0})
     assert got[("wordswap", (1, "NN"))] == 4 and got[("wordswap", (1, "NNS"))] == 0  # the largest group
