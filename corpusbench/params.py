@@ -42,12 +42,31 @@ def param(
     spec: bool = True,
     cli: bool = True,
     required: bool = False,
+    cli_required: bool = False,
+    cli_type: Any = MISSING,
+    from_cli: Callable[[Any], Any] | None = None,
+    nested: bool = False,
     default_factory: Any = MISSING,
 ) -> Any:
-    """A params field: its ``help`` (option help, spec docs), its ``option`` (default ``--kebab-case``),
-    whether it is a release-spec key (``spec``) and a command option (``cli``); ``required``: the spec
-    must give it (the dataclass default serves the command line and the library)."""
-    meta = {"help": help, "option": option, "spec": spec, "cli": cli, "required": required}
+    """A params field: its ``help`` (option help, spec docs), its ``option`` (default ``--kebab-case``;
+    ``--x/--no-x`` for a flag pair), whether it is a release-spec key (``spec``) and a command option
+    (``cli``); ``required``: the spec must give it, ``cli_required``: the command line must (the dataclass
+    default serves the other side and the library). ``cli_type``: the option's type where the command line
+    spells the value otherwise (``"a,b"`` for a list), ``from_cli`` turns a given option value into the
+    field's (not called on None). ``nested``: the field is a params dataclass of its own (default
+    ``default_factory``): its CLI fields are options of the command, and the spec key is a mapping of its
+    fields (checked against it by ``ParamsSchema.nested``)."""
+    meta = {
+        "help": help,
+        "option": option,
+        "spec": spec,
+        "cli": cli,
+        "required": required,
+        "cli_required": cli_required,
+        "cli_type": cli_type,
+        "from_cli": from_cli,
+        "nested": nested,
+    }
     if default_factory is not MISSING:
         return dataclasses.field(default_factory=default_factory, metadata=meta)
     return dataclasses.field(default=default, metadata=meta)
@@ -60,7 +79,27 @@ def declared(cls: type) -> list[tuple[dataclasses.Field[Any], Any]]:
 
 
 def option_name(f: dataclasses.Field[Any]) -> str:
+    """The option's declaration as typer takes it: ``--kebab-case``, or the field's ``option``."""
     return f.metadata.get("option") or "--" + f.name.replace("_", "-")
+
+
+def long_option(f: dataclasses.Field[Any]) -> str:
+    """The option's first long flag (``--fill-empty`` of ``--fill-empty/--no-fill-empty``)."""
+    return option_name(f).split("/")[0]
+
+
+def cli_fields(cls: type) -> list[tuple[dataclasses.Field[Any], Any, dataclasses.Field[Any] | None]]:
+    """The command options of ``cls``: ``(field, hint, nested_in)``, a nested field's own CLI fields in
+    its place (``nested_in`` is that field; None at the top)."""
+    out: list[tuple[dataclasses.Field[Any], Any, dataclasses.Field[Any] | None]] = []
+    for f, hint in declared(cls):
+        if not f.metadata["cli"]:
+            continue
+        if f.metadata.get("nested"):
+            out += [(g, h, f) for g, h in declared(_not_none(hint)) if g.metadata["cli"]]
+        else:
+            out.append((f, hint, None))
+    return out
 
 
 def spec_view(cls: type, name: str | None = None) -> type:
@@ -72,6 +111,10 @@ def spec_view(cls: type, name: str | None = None) -> type:
             continue
         if f.metadata["required"]:
             fields.append((f.name, _not_none(hint), dataclasses.field(metadata=f.metadata)))
+        elif f.metadata.get("nested"):  # a mapping of the nested class's fields (ParamsSchema.nested)
+            fields.append(
+                (f.name, dict[str, Any], dataclasses.field(default_factory=dict, metadata=f.metadata))
+            )
         elif f.default_factory is not MISSING:
             fields.append(
                 (f.name, hint, dataclasses.field(default_factory=f.default_factory, metadata=f.metadata))
@@ -93,27 +136,45 @@ def _not_none(hint: Any) -> Any:
 
 def cli_params(cls: type, *, name: str = "params") -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """Decorate a typer command ``f(..., params: cls)``: the command gets one option per CLI field of
-    ``cls`` (after its own parameters) and ``f`` gets ``params=cls(**those options)``."""
-    cli = [(f, hint) for f, hint in declared(cls) if f.metadata["cli"]]
+    ``cls`` (after its own parameters; a nested field's CLI fields in its place) and ``f`` gets
+    ``params=cls(**those options)``."""
+    cli = cli_fields(cls)
 
     def decorate(f: Callable[..., Any]) -> Callable[..., Any]:
         own = [p for p in inspect.signature(f, eval_str=True).parameters.values() if p.name != name]
         taken = {p.name for p in own}
-        if clash := taken & {fld.name for fld, _ in cli}:
+        names = [fld.name for fld, _, _ in cli]
+        if clash := (taken & set(names)) | {n for n in names if names.count(n) > 1}:
             raise TypeError(f"{f.__name__}: {sorted(clash)} both a parameter and a field of {cls.__name__}")
         generated = [
             inspect.Parameter(
                 fld.name,
                 inspect.Parameter.KEYWORD_ONLY,
-                default=fld.default if fld.default_factory is MISSING else fld.default_factory(),
-                annotation=Annotated[hint, typer.Option(option_name(fld), help=fld.metadata["help"])],
+                default=_cli_default(fld),
+                annotation=Annotated[
+                    _cli_type(fld, hint), typer.Option(option_name(fld), help=fld.metadata["help"])
+                ],
             )
-            for fld, hint in cli
+            for fld, hint, _ in cli
         ]
 
         @functools.wraps(f)
         def command(*args: Any, **kwargs: Any) -> Any:
-            values = {fld.name: kwargs.pop(fld.name) for fld, _ in cli if fld.name in kwargs}
+            values: dict[str, Any] = {}
+            inner: dict[str, dict[str, Any]] = {}
+            for fld, _, outer in cli:
+                if fld.name not in kwargs:
+                    continue
+                value = kwargs.pop(fld.name)
+                if value is not None and fld.metadata.get("from_cli") is not None:
+                    value = fld.metadata["from_cli"](value)
+                if outer is None:
+                    values[fld.name] = value
+                else:
+                    inner.setdefault(outer.name, {})[fld.name] = value
+            hints = typing.get_type_hints(cls)
+            for key, given in inner.items():
+                values[key] = _not_none(hints[key])(**given)
             return f(*args, **kwargs, **{name: cls(**values)})
 
         params = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in own] + generated
@@ -123,3 +184,14 @@ def cli_params(cls: type, *, name: str = "params") -> Callable[[Callable[..., An
         return command
 
     return decorate
+
+
+def _cli_default(fld: dataclasses.Field[Any]) -> Any:
+    if fld.metadata.get("cli_required"):
+        return ...
+    return fld.default if fld.default_factory is MISSING else fld.default_factory()
+
+
+def _cli_type(fld: dataclasses.Field[Any], hint: Any) -> Any:
+    given = fld.metadata.get("cli_type", MISSING)
+    return hint if given is MISSING else given

@@ -63,28 +63,22 @@ KNOWN: dict[str, Known] = {
             "--trust-remote-code": "runs a model folder's own code: asked for on the command line only",
         },
     ),
+    # fitclams and frames declare their params once (corpusbench.params): whether each is an option,
+    # a spec key or both, and its option's spelling, is said by the declaration's fields (known_() reads
+    # them); only the commands' run arguments are here
     "fitclams": Known(
-        renamed={
-            "corpora": "--corpus",  # spec: corpus keys; CLI: repeated NAME=PATH
-            "language": "--lang",  # the spec key predates the common `lang` spelling (two spellings)
-            "overrides": "--config",  # spec: the mapping; CLI: a YAML file of the same keys
-            "selection.n_nouns": "--nouns",
-            "selection.n_verbs": "--verbs",
-            "selection.n_bins": "--bins",
-            "selection.n_objects": "--objects",
-        },
         cli_only={
+            "--corpus": "NAME=PATH: the spec names its corpora (`corpora`, keys of the spec's corpora)",
             "--out": OUT,
             "--stats": "spec corpora give their own `stats` folder (else computed under the work dir)",
             "--workers": "stats of a raw corpus; the release computes them with one worker",
             "--tagger": "stats of a raw corpus; the release uses the language's default tagger",
-            "--llm-check": "the optional LLM check of the shortlisted words is not in the release (gap)",
+            "--config": "a YAML file of the lexicon overrides; the spec gives the mapping (`overrides`)",
             "--llm-backend": "the LLM of --llm-check",
             "--llm-model": "the LLM of --llm-check",
             "--llm-base-url": "the LLM of --llm-check",
             "--llm-api-key": "the LLM of --llm-check",
         },
-        flattened=("selection",),
     ),
     "cac": Known(
         spec_only={"config_name": "names the release config; `cac build` writes files, not a config"},
@@ -93,8 +87,6 @@ KNOWN: dict[str, Known] = {
             "--out": OUT,
         },
     ),
-    # frames declares its params once (corpusbench.params): whether each is an option, a spec key or
-    # both is said by FramesParams's fields (known_() reads them); only the command's run arguments are here
     "frames": Known(
         cli_only={
             "CORPUS": SPEC_CORPUS,
@@ -107,22 +99,41 @@ KNOWN: dict[str, Known] = {
 
 
 def known_(name: str) -> Known:
-    """``KNOWN[name]``, plus what a family declared with :mod:`corpusbench.params` says of each field:
-    a spec-only field (``cli=False``) and an option-only one (``spec=False``), its help as the reason."""
+    """``KNOWN[name]``, plus what a family declared with :mod:`corpusbench.params` says of each field: a
+    spec-only field (``cli=False``) and an option-only one (``spec=False``), its help as the reason; an
+    option spelled otherwise than ``--key`` (``renamed``); a nested field's keys as options
+    (``flattened``)."""
     table = KNOWN[name]
     schema = families.get(name).params
     declared_by = getattr(load(schema.types[0]), "declared_by", None) if schema else None
     if declared_by is None:
         return table
-    from corpusbench.params import declared, option_name
+    from corpusbench.params import declared, long_option
 
-    fields = [f for f, _ in declared(declared_by)]
-    spec_only = {f.name: f.metadata["help"] for f in fields if f.metadata["spec"] and not f.metadata["cli"]}
-    cli_only = {
-        option_name(f): f.metadata["help"] for f in fields if f.metadata["cli"] and not f.metadata["spec"]
-    }
+    spec_only: dict[str, str] = {}
+    cli_only: dict[str, str] = {}
+    renamed: dict[str, str] = {}
+    flattened: list[str] = []
+    for f, hint in declared(declared_by):
+        meta = f.metadata
+        if meta.get("nested"):
+            flattened.append(f.name)
+            for g, _ in declared(hint):
+                if "--" + g.name.replace("_", "-") != long_option(g):
+                    renamed[f"{f.name}.{g.name}"] = long_option(g)
+            continue
+        if meta["spec"] and not meta["cli"]:
+            spec_only[f.name] = meta["help"]
+        elif meta["cli"] and not meta["spec"]:
+            cli_only[long_option(f)] = meta["help"]
+        elif "--" + f.name.replace("_", "-") != long_option(f):
+            renamed[f.name] = long_option(f)
     return dataclasses.replace(
-        table, spec_only={**table.spec_only, **spec_only}, cli_only={**table.cli_only, **cli_only}
+        table,
+        spec_only={**table.spec_only, **spec_only},
+        cli_only={**table.cli_only, **cli_only},
+        renamed={**table.renamed, **renamed},
+        flattened=(*table.flattened, *flattened),
     )
 
 

@@ -1,6 +1,8 @@
 """``corpusbench fitclams build``: frequency-informed agreement minimal pairs from one or more corpora.
 
 ``--llm-check`` asks an LLM, set with the shared ``--llm-*`` options (:mod:`corpusbench.llm.options`).
+The options that are the family's parameters (``--lang``, ``--paradigms``, ``--nouns`` ...) are generated
+from :class:`~corpusbench.generators.fitclams.params.FitClamsParams`; the others are this run's arguments.
 """
 
 from __future__ import annotations
@@ -10,9 +12,11 @@ from pathlib import Path
 import typer
 
 from corpusbench.errors import ConfigError
+from corpusbench.generators.fitclams.params import FitClamsParams
 from corpusbench.generators.fitclams.records import PARADIGMS
 from corpusbench.llm.api import DEFAULT_BACKEND, DEFAULT_BASE_URL, DEFAULT_CACHE
 from corpusbench.llm.options import LLMApiKey, LLMBackend, LLMBaseUrl, LLMModel, llm_spec
+from corpusbench.params import cli_params
 
 fitclams_app = typer.Typer(
     help="FIT-CLAMS: `fitclams build` makes subject-verb agreement minimal pairs from corpus frequencies.",
@@ -22,7 +26,7 @@ fitclams_app = typer.Typer(
 
 def register(app: typer.Typer) -> None:
     app.add_typer(fitclams_app, name="fitclams")
-    fitclams_app.command("build")(fitclams)
+    fitclams_app.command("build")(cli_params(FitClamsParams)(fitclams))
 
 
 def _load_overrides(path: Path | None):  # type: ignore[no-untyped-def]
@@ -66,55 +70,9 @@ def fitclams(
         help="NAME=PATH: a stats folder or a raw corpus; repeat "
         "for FIT-CLAMS-C/-W style sets over the shared vocabulary.",
     ),
-    lang: str = typer.Option(..., "--lang", help="en | fr | de"),
     out: Path = typer.Option(..., "--out", "-o", help="Output folder (replaced atomically)."),
-    nouns: int = typer.Option(10, "--nouns", help="Subject nouns per pair set (one per bin)."),
-    verbs: int = typer.Option(10, "--verbs", help="Verbs per pair set (one per bin)."),
-    bins: int = typer.Option(10, "--bins", help="Log-spaced frequency bins."),
-    objects: int = typer.Option(2, "--objects", help="Attractor/object nouns per pair set."),
-    seed: int = typer.Option(0, "--seed", help="Selection seed."),
-    top_k: int = typer.Option(
-        5, "--top-k", help="Draw each word among the k best-ranked candidates of its bin."
-    ),
-    fill_empty: bool = typer.Option(
-        False,
-        "--fill-empty/--no-fill-empty",
-        help="Fill empty bins from the nearest non-empty bin (flagged).",
-    ),
-    min_intransitive_share: float = typer.Option(
-        0.6,
-        "--min-intransitive-share",
-        help="Share of a verb's corpus contexts with no object after it, for an intransitive verb.",
-    ),
-    min_verb_contexts: int = typer.Option(
-        3,
-        "--min-verb-contexts",
-        help="Fewer corpus contexts than this are too little evidence of intransitive use.",
-    ),
-    coord_order: str = typer.Option(
-        "file",
-        "--coord-order",
-        help="file (the released sets: verbs in list order, lower frequency first) | seeded (a seeded "
-        "coin flips each verb pair's order).",
-    ),
-    bin_counts: str = typer.Option(
-        "paper",
-        "--bin-counts",
-        help="paper (App. D: EN plural = VB+VBP over lexical verbs; copulas, auxiliaries and modals are "
-        "never binned) | agreement (VBP only; light verbs such as say/seem dropped before binning too).",
-    ),
-    paradigms: str | None = typer.Option(
-        None,
-        "--paradigms",
-        help="Comma-separated CLAMS paradigms to build (default: all 7): " + ", ".join(PARADIGMS),
-    ),
     config: Path | None = typer.Option(
         None, "--config", help="YAML with preps, rc_verbs, complements overrides."
-    ),
-    llm_check: bool = typer.Option(
-        False,
-        "--llm-check/--no-llm-check",
-        help="Confirm animacy/intransitivity of shortlisted words with an LLM.",
     ),
     llm_backend: LLMBackend = DEFAULT_BACKEND,
     llm_model: LLMModel = None,
@@ -133,6 +91,7 @@ def fitclams(
         help="Tagger for raw corpora (default: spacy for en/fr, "
         "hanta for de; nltk is faster for English but gives no lemmas/morphology).",
     ),
+    params: FitClamsParams | None = None,
 ) -> None:
     """Generate FIT-CLAMS subject-verb agreement minimal pairs (7 CLAMS paradigms) from corpus frequencies."""
     import contextlib
@@ -147,23 +106,13 @@ def fitclams(
         generate,
         parse_corpus_args,
     )
-    from corpusbench.generators.fitclams.select import SelectionConfig
 
+    assert params is not None  # cli_params builds it from the options
+    lang = params.language
+    assert lang is not None  # --lang is required
+    sel = params.selection
+    chosen = PARADIGMS if params.paradigms is None else tuple(params.paradigms)
     pairs = parse_corpus_args(corpus)
-    sel = SelectionConfig(
-        n_nouns=nouns,
-        n_verbs=verbs,
-        n_bins=bins,
-        n_objects=objects,
-        seed=seed,
-        top_k=top_k,
-        fill_empty=fill_empty,
-        min_intransitive_share=min_intransitive_share,
-        min_verb_contexts=min_verb_contexts,
-        coord_order=coord_order,
-        bin_counts=bin_counts,
-    )
-    chosen = tuple(p.strip() for p in paradigms.split(",") if p.strip()) if paradigms else PARADIGMS
     FitClamsSpec(corpora=pairs, language=lang, selection=sel, paradigms=chosen)  # check options before work
     console = make_console(stderr=True)
     with contextlib.ExitStack() as stack:
@@ -179,7 +128,7 @@ def fitclams(
             paradigms=chosen,
         )
         judge = None
-        if llm_check:  # long LLM work: the live display of LLM progress (a plain line in logs)
+        if params.llm_check:  # long LLM work: the live display of LLM progress (a plain line in logs)
             from corpusbench.generators.fitclams.llm_check import llm_judge
             from corpusbench.llm import open_llm
             from corpusbench.llm.records import FailureBudget

@@ -28,7 +28,7 @@ FAMILY = Family(
     cli="corpusbench.generators.fitclams.cli:register",
     release="corpusbench.publish.adapters.fitclams:build_configs",
     params=ParamsSchema(
-        types=("corpusbench.publish.adapters.fitclams:FitClamsParams",),
+        types=("corpusbench.generators.fitclams.params:FitClamsSpecParams",),  # generated from FitClamsParams
         nested={
             "selection": Nested(target="corpusbench.generators.fitclams.select:SelectionConfig"),
             "overrides": Nested(target="corpusbench.generators.fitclams.lexicon:Overrides", typed=False),

@@ -19,26 +19,45 @@ import numpy as np
 
 from corpusbench.corpus.bins import log_bin_edges, log_bins
 from corpusbench.generators.fitclams.records import Candidate
+from corpusbench.params import param
 
 Judge = Callable[[Sequence[str]], list[bool | None]]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SelectionConfig:
-    n_nouns: int = 10
-    n_verbs: int = 10
-    n_bins: int = 10
-    n_objects: int = 2
-    seed: int = 0
-    top_k: int = 5
-    fill_empty: bool = False
-    min_intransitive_share: float = 0.6  # of a verb's corpus contexts with no object after it
-    min_verb_contexts: int = 3  # fewer contexts than this are too little evidence of intransitive use
-    coord_order: str = "file"  # "file" (the released sets' order) | "seeded" (a seeded coin per verb pair)
-    # "paper": App. D counts (EN plural = VB + VBP) over lexical verbs (copulas, auxiliaries and modals
-    # are never binned, as the reference drops AUX); light verbs ("say", "seem") are binned, never chosen;
-    # "agreement": EN plural = VBP only, light verbs dropped before binning too (docs/fitclams.md)
-    bin_counts: str = "paper"
+    """How the words are chosen, declared once (:mod:`corpusbench.params`): the options of ``fitclams build``
+    (``--nouns`` ...) and the keys of a release spec's ``selection`` mapping are these fields."""
+
+    n_nouns: int = param(10, help="Subject nouns per pair set (one per bin).", option="--nouns")
+    n_verbs: int = param(10, help="Verbs per pair set (one per bin).", option="--verbs")
+    n_bins: int = param(10, help="Log-spaced frequency bins.", option="--bins")
+    n_objects: int = param(2, help="Attractor/object nouns per pair set.", option="--objects")
+    seed: int = param(0, help="Selection seed (a release: default the spec's seed).")
+    top_k: int = param(5, help="Draw each word among the k best-ranked candidates of its bin.")
+    fill_empty: bool = param(
+        False,
+        help="Fill empty bins from the nearest non-empty bin (flagged).",
+        option="--fill-empty/--no-fill-empty",
+    )
+    min_intransitive_share: float = param(
+        0.6, help="Share of a verb's corpus contexts with no object after it, for an intransitive verb."
+    )
+    min_verb_contexts: int = param(
+        3, help="Fewer corpus contexts than this are too little evidence of intransitive use."
+    )
+    coord_order: str = param(
+        "file",
+        help="file (the released sets: verbs in list order, lower frequency first) | seeded (a seeded "
+        "coin flips each verb pair's order).",
+    )
+    # "paper": the reference drops AUX, so copulas, auxiliaries and modals are never binned; light verbs
+    # ("say", "seem") are binned, never chosen (docs/fitclams.md)
+    bin_counts: str = param(
+        "paper",
+        help="paper (App. D: EN plural = VB+VBP over lexical verbs; copulas, auxiliaries and modals are "
+        "never binned) | agreement (VBP only; light verbs such as say/seem dropped before binning too).",
+    )
 
 
 @dataclass

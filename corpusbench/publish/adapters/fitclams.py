@@ -2,7 +2,9 @@
 
 Runs ``corpusbench.generators.fitclams.generator.generate`` over the spec's corpora (their ``stats``
 folders, or stats computed once under the work dir) and reuses the previous output when the FIT-CLAMS
-spec and the input counts are unchanged. The funnel shown per config is the candidate funnel of its
+spec and the input counts are unchanged. Params: ``FitClamsSpecParams``, generated from
+``generators.fitclams.params.FitClamsParams`` (``selection``: the fields of ``SelectionConfig``), where each
+is declared once. The funnel shown per config is the candidate funnel of its
 pair set (nouns then verbs); bins count rows by the subject noun's frequency bin in that corpus.
 """
 
@@ -11,7 +13,6 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from dataclasses import dataclass, field
 from typing import Any
 
 import pyarrow.parquet as pq
@@ -40,25 +41,15 @@ LIMITATIONS = (
 )
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class FitClamsParams:
-    corpora: list[str] | None = None  # spec corpus keys; default: the generator's own corpus
-    language: str | None = None  # default: the corpus language, else the spec's first language
-    paradigms: list[str] | None = None
-    selection: dict[str, Any] = field(
-        default_factory=dict
-    )  # SelectionConfig fields (seed defaults to spec seed)
-    overrides: dict[str, Any] = field(default_factory=dict)  # preps, rc_verbs, complements
-
-
 def build_configs(ctx: GeneratorContext) -> list[ReleaseConfig]:
     from corpusbench.generators.fitclams.generator import FitClamsSpec, ensure_stats, generate
     from corpusbench.generators.fitclams.lexicon import Overrides
+    from corpusbench.generators.fitclams.params import FitClamsSpecParams
     from corpusbench.generators.fitclams.records import PARADIGMS
     from corpusbench.generators.fitclams.select import SelectionConfig
 
     where = f"families.{ctx.generator.id}.params"
-    p = parse_params(FitClamsParams, ctx.generator.params, where)
+    p = parse_params(FitClamsSpecParams, ctx.generator.params, where)
     keys = p.corpora or ([ctx.corpus.key] if ctx.corpus else [])
     if not keys:
         raise ConfigError(f"{where}.corpora: name at least one corpus (or set the generator's corpus)")
