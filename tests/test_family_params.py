@@ -63,7 +63,7 @@ KNOWN: dict[str, Known] = {
             "--trust-remote-code": "runs a model folder's own code: asked for on the command line only",
         },
     ),
-    # fitclams and frames declare their params once (corpusbench.params): whether each is an option,
+    # fitclams, cac and frames declare their params once (corpusbench.params): whether each is an option,
     # a spec key or both, and its option's spelling, is said by the declaration's fields (known_() reads
     # them); only the commands' run arguments are here
     "fitclams": Known(
@@ -81,7 +81,6 @@ KNOWN: dict[str, Known] = {
         },
     ),
     "cac": Known(
-        spec_only={"config_name": "names the release config; `cac build` writes files, not a config"},
         cli_only={
             "INPUTS": SPEC_CORPUS,
             "--out": OUT,

@@ -1,6 +1,7 @@
 """``corpusbench cac build``: CAC sites and human statistics from dialogue; ``cac productivity``: Yang's test.
 
-``corpusbench cac build CHAT... --out DIR`` is the command.
+``corpusbench cac build CHAT... --out DIR`` is the command; its options other than ``--out`` are made
+from :class:`~corpusbench.generators.cac.params.CacParams`, the family's parameters declared once.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ import typer
 from rich.table import Table
 
 from corpusbench.console import make_console
-from corpusbench.corpus.readers import MAX_LINE_BYTES
+from corpusbench.generators.cac.params import CacParams
+from corpusbench.params import cli_params
 
 console = make_console()
 
@@ -46,44 +48,7 @@ def build(
         "(.jsonl/.csv/.tsv/.parquet) with session, speaker, utterance columns.",
     ),
     out: Path = typer.Option(..., "--out", "-o", help="Output folder (written atomically)."),
-    child: str = typer.Option(
-        "CHI", "--child", help="Speaker code(s) of the target speaker (comma-separated)."
-    ),
-    caretakers: str = typer.Option("MOT", "--caretakers", help="Interlocutor speaker codes, e.g. MOT,FAT."),
-    context_utterances: int | None = typer.Option(
-        None,
-        "--context-utterances",
-        help="Context = the N preceding utterances (default: the whole session before the site).",
-    ),
-    alternatives: str = typer.Option(
-        "the,a|an",
-        "--alternatives",
-        help="Alternation: comma-separated choices, '|'-separated forms (first = label), e.g. 'this,that'.",
-    ),
-    finder: str = typer.Option("noun_chunk", "--finder", help="noun_chunk (D×N sites) or token."),
-    dyads: str = typer.Option(
-        "auto",
-        "--dyads",
-        help="Dyad = 'auto' (a child's folder; a transcript given on its own is one dyad), "
-        "'file' (one per transcript) or 'dir' (parent folder).",
-    ),
-    split_sessions: int = typer.Option(
-        1,
-        "--split-sessions",
-        help="Cut each session into K contiguous "
-        "pseudo-dyads (to run the across-dyad tests on one transcript).",
-    ),
-    baseline: float | None = typer.Option(None, "--baseline", help="Adult TPR baseline (default 0.2155)."),
-    alpha: float = typer.Option(0.05, "--alpha", help="Significance level: pass = p > alpha."),
-    session_col: str = typer.Option("session", "--session-col", help="Dialogue tables: session column."),
-    speaker_col: str = typer.Option("speaker", "--speaker-col", help="Dialogue tables: speaker column."),
-    text_col: str = typer.Option("utterance", "--text-col", help="Dialogue tables: utterance text column."),
-    order_col: str | None = typer.Option(
-        None, "--order-col", help="Dialogue tables: sort column within a session."
-    ),
-    max_line_bytes: int = typer.Option(
-        MAX_LINE_BYTES, "--max-line-bytes", help="Longest accepted line or utterance (as `stats`)."
-    ),
+    params: CacParams | None = None,
 ) -> None:
     """Extract CAC sites from dialogue and compute the human overlap/TPR statistics and tests."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -93,17 +58,19 @@ def build(
     from corpusbench.generators.cac.records import ADULT_TPR_BASELINE, Alternation
     from corpusbench.io import check_folder_path
 
+    assert params is not None  # cli_params builds it from the options
+    p = params
     check_folder_path(out)  # a file in the way: say so before the parsing, not after
     config = CacConfig(
-        roles=SpeakerRoles(child=_codes(child, "--child"), caretakers=_codes(caretakers, "--caretakers")),
-        alternation=Alternation.parse(alternatives, finder=finder),
-        context_utterances=context_utterances,
-        dyads=dyads,
-        split_sessions=split_sessions,
-        baseline=ADULT_TPR_BASELINE if baseline is None else baseline,
-        alpha=alpha,
-        table=TableColumns(session=session_col, speaker=speaker_col, text=text_col, order=order_col),
-        max_line_bytes=max_line_bytes,
+        roles=SpeakerRoles(child=_codes(p.child, "--child"), caretakers=_codes(p.caretakers, "--caretakers")),
+        alternation=Alternation.parse(p.alternatives, finder=p.finder),
+        context_utterances=p.context_utterances,
+        dyads=p.dyads,
+        split_sessions=p.split_sessions,
+        baseline=ADULT_TPR_BASELINE if p.baseline is None else p.baseline,
+        alpha=p.alpha,
+        table=TableColumns(session=p.session_col, speaker=p.speaker_col, text=p.text_col, order=p.order_col),
+        max_line_bytes=p.max_line_bytes,
     )
     err = make_console(stderr=True)
     with Progress(
@@ -123,7 +90,7 @@ def build(
     _print_result(result)
 
 
-cac_app.command("build")(build)
+cac_app.command("build")(cli_params(CacParams)(build))
 
 
 def _f(x: float, nd: int = 3) -> str:

@@ -30,7 +30,9 @@ FAMILY = Family(
     rank=30,
     cli="corpusbench.generators.cac.cli:register",
     release="corpusbench.publish.adapters.cac:build_configs",
-    params=ParamsSchema(types=("corpusbench.publish.adapters.cac:CacReleaseParams",), needs_corpus=True),
+    params=ParamsSchema(  # generated from CacParams (generators/cac/params.py)
+        types=("corpusbench.generators.cac.params:CacSpec",), needs_corpus=True
+    ),
     # scored site by site (corpusbench.eval.cac_run), not as pairs: its block comes from the CAC path
     eval=EvalKind(
         task="cac",

@@ -1,6 +1,7 @@
 """``cac``: CAC determiner-noun sites of a dialogue corpus as release config ``cac-<alternatives>``.
 
-The generator's ``corpus`` is a CHAT file or folder (or a dialogue table); ``params`` are those of
+The generator's ``corpus`` is a CHAT file or folder (or a dialogue table); ``params`` (``CacSpec``,
+generated from ``generators.cac.params.CacParams``, where each is declared once) are those of
 ``corpusbench cac build`` (alternatives, finder, child, caretakers, context_utterances, dyads,
 split_sessions, baseline, alpha; a dialogue table's session_col, speaker_col, text_col, order_col;
 max_line_bytes) plus ``config_name`` (default ``cac-the-a`` for ``the,a|an``). The
@@ -17,10 +18,8 @@ context since the previous row (see :mod:`corpusbench.generators.cac.table`). Th
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any
 
-from corpusbench.corpus.lines import MAX_LINE_BYTES
 from corpusbench.errors import ConfigError
 from corpusbench.io import read_json, write_json
 from corpusbench.provenance import code_version
@@ -46,26 +45,6 @@ LIMITATIONS = (
     "misparsed, and the human statistics inherit those errors.",
 )
 HUMAN_STATS_FILE = "human_stats.json"
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class CacReleaseParams:
-    alternatives: str = "the,a|an"
-    finder: str = "noun_chunk"
-    child: str = "CHI"
-    caretakers: str = "MOT"
-    context_utterances: int | None = None
-    dyads: str = "auto"
-    split_sessions: int = 1
-    baseline: float | None = None
-    alpha: float = 0.05
-    # a dialogue table as the corpus: its column names (``cac build --session-col`` ...)
-    session_col: str = "session"
-    speaker_col: str = "speaker"
-    text_col: str = "utterance"
-    order_col: str | None = None
-    max_line_bytes: int = MAX_LINE_BYTES  # longest accepted line or utterance
-    config_name: str | None = None
 
 
 def _codes(value: str) -> tuple[str, ...]:
@@ -121,12 +100,13 @@ def build_configs(ctx: GeneratorContext) -> list[ReleaseConfig]:
 
     from corpusbench.corpus.chat import SpeakerRoles, TableColumns
     from corpusbench.generators.cac.io import load_sites
+    from corpusbench.generators.cac.params import CacSpec
     from corpusbench.generators.cac.pipeline import CacConfig, run_cac
     from corpusbench.generators.cac.records import ADULT_TPR_BASELINE, Alternation
     from corpusbench.generators.cac.table import sites_table
 
     where = f"families.{ctx.generator.id}.params"
-    p = parse_params(CacReleaseParams, ctx.generator.params, where)
+    p = parse_params(CacSpec, ctx.generator.params, where)
     if ctx.corpus is None:
         raise ConfigError(f"families.{ctx.generator.id}.corpus: name the dialogue corpus (CHAT files)")
     try:

@@ -264,12 +264,13 @@ def test_cac_grammar_build_is_the_command(tmp_path):
 
 
 def test_release_card_states_the_unit_of_analysis():
+    from corpusbench.generators.cac.params import CacSpec
     from corpusbench.generators.cac.records import DyadUnit
-    from corpusbench.publish.adapters.cac import CacReleaseParams, stats_markdown
+    from corpusbench.publish.adapters.cac import stats_markdown
 
     unit = DyadUnit(mode="auto", unit="folder", n_dyads=12, n_sessions=240).as_dict()
     card = stats_markdown([], [], unit)
     assert card.startswith(
         "Unit of analysis: dyad = a child's folder of session files (12 dyad(s), 240 session(s))."
     )
-    assert CacReleaseParams().dyads == "auto"  # a release of a Manchester-like corpus: one dyad per child
+    assert CacSpec().dyads == "auto"  # a release of a Manchester-like corpus: one dyad per child
