@@ -15,9 +15,11 @@ command-line spelling; the family's command options and its release-spec params 
 
 :func:`spec_view` is the dataclass of the spec keys (a ``ParamsSchema`` type: unknown keys, types and
 required keys are checked by it when the spec loads); :func:`cli_params` adds one typer option per CLI
-field (``--kebab-case`` unless ``option`` says otherwise) and hands the command one params object. The
-prototype is the frames family (``generators/frames/records.py``); the other families still declare
-their options, their config dataclass and their release params apart (``tests/test_family_params.py``).
+field (``--kebab-case`` unless ``option`` says otherwise) and hands the command one params object;
+:func:`markdown_table` writes the spec keys' table of docs/release-spec.md. Declared this way: frames
+(``generators/frames/records.py``), FIT-CLAMS (``generators/fitclams/params.py``, its ``selection`` a
+nested ``SelectionConfig``) and CAC (``generators/cac/params.py``); LT-Swap still declares its options
+and its params apart (``tests/test_family_params.py`` keeps them in step).
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ def param(
     cli_type: Any = MISSING,
     from_cli: Callable[[Any], Any] | None = None,
     nested: bool = False,
+    doc_default: str | None = None,
     default_factory: Any = MISSING,
 ) -> Any:
     """A params field: its ``help`` (option help, spec docs), its ``option`` (default ``--kebab-case``;
@@ -55,7 +58,8 @@ def param(
     spells the value otherwise (``"a,b"`` for a list), ``from_cli`` turns a given option value into the
     field's (not called on None). ``nested``: the field is a params dataclass of its own (default
     ``default_factory``): its CLI fields are options of the command, and the spec key is a mapping of its
-    fields (checked against it by ``ParamsSchema.nested``)."""
+    fields (checked against it by ``ParamsSchema.nested``). ``doc_default``: the spec default in words, for
+    the docs, where the dataclass default (None) stands for one (``the corpus's language``)."""
     meta = {
         "help": help,
         "option": option,
@@ -66,6 +70,7 @@ def param(
         "cli_type": cli_type,
         "from_cli": from_cli,
         "nested": nested,
+        "doc_default": doc_default,
     }
     if default_factory is not MISSING:
         return dataclasses.field(default_factory=default_factory, metadata=meta)
@@ -195,3 +200,49 @@ def _cli_default(fld: dataclasses.Field[Any]) -> Any:
 def _cli_type(fld: dataclasses.Field[Any], hint: Any) -> Any:
     given = fld.metadata.get("cli_type", MISSING)
     return hint if given is MISSING else given
+
+
+def markdown_table(cls: type, command: str) -> str:
+    """docs/release-spec.md's table of ``cls``'s spec keys: key, default, meaning (the help) and the
+    option of ``command`` (``none`` for a spec-only key); a nested field's keys follow in a table of their
+    own."""
+    rows = [f"| key | default | meaning | `{command}` |", "|---|---|---|---|"]
+    nested: list[str] = []
+    for f, hint in declared(cls):
+        if not f.metadata["spec"]:
+            continue
+        rows.append(_row(f))
+        if f.metadata.get("nested"):
+            inner = _not_none(hint)
+            nested += ["", f"`{f.name}` keys ({f.name}.KEY):", ""]
+            nested += [f"| key | default | meaning | `{command}` |", "|---|---|---|---|"]
+            nested += [_row(g) for g, _ in declared(inner) if g.metadata["spec"]]
+    return "\n".join(rows + nested) + "\n"
+
+
+def _row(f: dataclasses.Field[Any]) -> str:
+    meta = f.metadata
+    if meta.get("doc_default"):
+        default = meta["doc_default"]
+    elif meta["required"]:
+        default = "required"
+    elif meta.get("nested") or f.default_factory is not MISSING:
+        default = "`{}`" if meta.get("nested") else f"`{_yaml(f.default_factory())}`"
+    else:
+        default = "none" if f.default is None else f"`{_yaml(f.default)}`"
+    option = " / ".join(f"`{o}`" for o in option_name(f).split("/")) if meta["cli"] else "none"
+    if meta.get("nested"):
+        option = "one option per key (below)" if meta["cli"] else "none"
+    cells = [f"`{f.name}`", default, " ".join(meta["help"].split()), option]
+    return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
+
+
+def _yaml(value: Any) -> str:
+    """A default as a spec spells it."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {_yaml(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(_yaml(v) for v in value) + "]"
+    return str(value)

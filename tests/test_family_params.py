@@ -311,3 +311,41 @@ def test_the_cac_release_reads_a_dialogue_tables_columns(
     table_columns = seen[0].as_dict()["table_columns"]
     assert table_columns == {"session": "s", "speaker": "who", "text": "line", "order": "n"}
     assert seen[0].max_line_bytes == 5000
+
+
+# docs/release-spec.md's params tables of the families declared with corpusbench.params, generated from
+# the declarations (markdown_table); LT-Swap's table is written by hand until it is declared too.
+# `python tests/test_family_params.py` rewrites them.
+DOC = Path(__file__).resolve().parents[1] / "docs" / "release-spec.md"
+DOC_TABLES = ("fitclams", "frames", "cac")
+
+
+def _declaration(name: str) -> type:
+    schema = families.get(name).params
+    assert schema is not None
+    return load(schema.types[0]).declared_by  # type: ignore[no-any-return]
+
+
+def synced_doc(text: str) -> str:
+    """``text`` with each generated table (between its ``<!-- params:NAME -->`` markers) made anew."""
+    from corpusbench.params import markdown_table
+
+    for name in DOC_TABLES:
+        cls = _declaration(name)
+        start = f"<!-- params:{name}: generated from {cls.__name__} (tests/test_family_params.py) -->\n"
+        end = f"<!-- /params:{name} -->"
+        i, j = text.index(start) + len(start), text.index(end)
+        text = text[:i] + "\n" + markdown_table(cls, f"corpusbench {name} build") + "\n" + text[j:]
+    return text
+
+
+def test_the_release_spec_doc_tables_are_the_declarations() -> None:
+    text = DOC.read_text(encoding="utf-8")
+    assert synced_doc(text) == text, (
+        "docs/release-spec.md's params tables differ from the declarations: run "
+        "`python tests/test_family_params.py` to write them anew"
+    )
+
+
+if __name__ == "__main__":
+    DOC.write_text(synced_doc(DOC.read_text(encoding="utf-8")), encoding="utf-8")

@@ -23,7 +23,9 @@ class CacParams:
     child: str = param("CHI", help="Speaker code(s) of the target speaker (comma-separated).")
     caretakers: str = param("MOT", help="Interlocutor speaker codes, e.g. MOT,FAT.")
     context_utterances: int | None = param(
-        None, help="Context = the N preceding utterances (default: the whole session before the site)."
+        None,
+        help="Context = the N preceding utterances (default: the whole session before the site).",
+        doc_default="whole session",
     )
     alternatives: str = param(
         "the,a|an",
@@ -40,16 +42,19 @@ class CacParams:
         help="Cut each session into K contiguous "
         "pseudo-dyads (to run the across-dyad tests on one transcript).",
     )
-    baseline: float | None = param(None, help="Adult TPR baseline (default 0.2155).")
+    baseline: float | None = param(None, help="Adult TPR baseline (default 0.2155).", doc_default="0.2155")
     alpha: float = param(0.05, help="Significance level: pass = p > alpha.")
-    # a dialogue table as the corpus: its column names
+    # a dialogue table (.jsonl/.csv/.tsv/.parquet) as the corpus: its column names
     session_col: str = param("session", help="Dialogue tables: session column.")
     speaker_col: str = param("speaker", help="Dialogue tables: speaker column.")
     text_col: str = param("utterance", help="Dialogue tables: utterance text column.")
     order_col: str | None = param(None, help="Dialogue tables: sort column within a session.")
     max_line_bytes: int = param(MAX_LINE_BYTES, help="Longest accepted line or utterance (as `stats`).")
     config_name: str | None = param(
-        None, help="Name of the release config (default cac-<labels>: cac-the-a for the,a|an).", cli=False
+        None,
+        help="Name of the release config; `cac build` writes files, not a config.",
+        cli=False,
+        doc_default="`cac-` + the labels (`cac-the-a`)",
     )
 
 

@@ -35,17 +35,20 @@ class FitClamsParams:
         "family's own corpus); each one's stats folder, or stats computed once under the work dir, is "
         "used. The command line takes --corpus NAME=PATH instead.",
         cli=False,
+        doc_default="the family's `corpus`",
     )
     language: str | None = param(
         None,
         help="en | fr | de (a release: default the corpus's language, else the spec's first language)",
         option="--lang",
         cli_required=True,
+        doc_default="the corpus's, else the spec's first",
     )
     paradigms: list[str] | None = param(  # noqa: RUF009 (param() is a field specifier)
         None,
         help="Comma-separated CLAMS paradigms to build (default: all 7): " + ", ".join(PARADIGMS),
         cli_type=str | None,
+        doc_default="all 7",
         from_cli=_comma_list,
     )
     selection: SelectionConfig = param(  # noqa: RUF009 (param() is a field specifier)
@@ -56,8 +59,8 @@ class FitClamsParams:
         default_factory=SelectionConfig,
     )
     overrides: dict[str, Any] = param(  # noqa: RUF009 (param() is a field specifier)
-        help="Lexicon overrides: preps, rc_verbs ('sg/pl' strings), complements. The command line "
-        "takes --config, a YAML file of the same keys.",
+        help="Lexicon overrides: `preps` (prepositions), `rc_verbs` (`['like/likes', ...]`), `complements` "
+        "(verb 3sg -> long-VP filler). The command line takes --config, a YAML file of the same keys.",
         cli=False,
         default_factory=dict,
     )

@@ -33,7 +33,9 @@ class SelectionConfig:
     n_verbs: int = param(10, help="Verbs per pair set (one per bin).", option="--verbs")
     n_bins: int = param(10, help="Log-spaced frequency bins.", option="--bins")
     n_objects: int = param(2, help="Attractor/object nouns per pair set.", option="--objects")
-    seed: int = param(0, help="Selection seed (a release: default the spec's seed).")
+    seed: int = param(
+        0, help="Selection seed (a release: default the spec's seed).", doc_default="the spec's `seed`"
+    )
     top_k: int = param(5, help="Draw each word among the k best-ranked candidates of its bin.")
     fill_empty: bool = param(
         False,
