@@ -116,34 +116,6 @@ def _plain_help_when_narrow() -> None:
         typer.core.HAS_RICH = False  # read by every command's format_help
 
 
-_fast_exit = False
-
-
-def allow_fast_exit() -> None:
-    """Called by a command whose outputs are written and closed (``eval run``): when it ends, :func:`main`
-    runs the ``atexit`` handlers, flushes stdout/stderr and ends the process without tearing the
-    interpreter down, which with torch and transformers loaded took 1-4 s of the command's wall time
-    (measured on 2 cores). In-process callers (tests, ``CliRunner``) are not affected."""
-    global _fast_exit
-    _fast_exit = True
-
-
-def _exit_now(code: object) -> None:
-    import atexit
-
-    status = code if isinstance(code, int) else 0 if code is None else 1
-    if not isinstance(code, int | None):
-        print(code, file=sys.stderr)
-    atexit._run_exitfuncs()
-    logging.shutdown()
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):
-            status = status or 1  # stdout closed or full: report it as the interpreter would
-    os._exit(status)
-
-
 def main() -> None:
     """Entry point (``corpusbench``)."""
     from corpusbench.procs import exit_on_sigterm
@@ -156,6 +128,8 @@ def main() -> None:
         console.print("[yellow]interrupted[/]")
         sys.exit(130)
     except SystemExit as done:
-        if _fast_exit and sys.getprofile() is None:  # a profiler (cProfile) writes its file at teardown
-            _exit_now(done.code)
+        from corpusbench.eval import fast_exit
+
+        if fast_exit.allowed():  # eval run: its files are written; skip the interpreter's teardown
+            fast_exit.exit_now(done.code)
         raise

@@ -210,9 +210,9 @@ def run_cmd(
         console.print(table)
         console.print(f"time: {timing_line(report.timing)}", soft_wrap=True)
         console.print(f"wrote {report.out} in {report.seconds:.1f}s")
-        from corpusbench.cli import allow_fast_exit
+        from corpusbench.eval import fast_exit
 
-        allow_fast_exit()  # everything is written: skip the interpreter's teardown of torch (seconds)
+        fast_exit.allow()  # everything is written: skip the interpreter's teardown of torch (seconds)
 
 
 def compare_cmd(
