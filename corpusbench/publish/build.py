@@ -40,11 +40,12 @@ from corpusbench.publish.plugins import (
 )
 from corpusbench.publish.render import AUDIT_FILE, write_release_files
 from corpusbench.publish.spec import FamilySpec, ReleaseSpec
+from corpusbench.review import imported as review_imported
 
 log = logging.getLogger(__name__)
 FORMAT = "corpusbench-release/1"
 SPLIT = "test"
-SPEC_KEYS = ("families.", "corpora.", "llm:", "llm.")  # how errors about a spec field start
+SPEC_KEYS = ("families.", "corpora.", "llm:", "llm.", "review.")  # how errors about a spec field start
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -107,6 +108,7 @@ def _build(
 ) -> BuildResult:
     corpora = {key: _resolve_corpus(spec, key) for key in sorted(spec.corpora)}
     say(f"fingerprinted {len(corpora)} corpus/corpora")
+    label_sets = _review_labels(spec)  # read before any generator runs: a bad file stops the build here
 
     produced: list[tuple[str, ReleaseConfig]] = []
     for gen in spec.families:
@@ -157,11 +159,38 @@ def _build(
                     f"removed {AUDIT_FILE} and the card's audit section: the data changed since the audit; "
                     f"run `corpusbench audit {out}` again"
                 )
+        notes += review_imported.bring(tmp, manifest, label_sets)  # before the card is rendered
         write_release_files(tmp, manifest)
     for note in notes:
         say(note)
     say(f"release {spec.name} {spec.tag} built in {out}")
     return BuildResult(path=out, manifest=manifest, notes=tuple(notes))
+
+
+def _review_labels(spec: ReleaseSpec) -> list[review_imported.LabelSet]:
+    """The label files of ``review.labels``, read (``review.imported``)."""
+    return [
+        review_imported.read_set(
+            spec.resolve_path(lab.path),
+            shown=_shown_path(spec.resolve_path(lab.path), lab.path),
+            reviewer=lab.name,
+            by=lab.by,
+            criteria=lab.criteria,
+            where=f"review.labels[{i}].path",
+        )
+        for i, lab in enumerate(spec.review.labels if spec.review else ())
+    ]
+
+
+def _shown_path(path: Path, written: str) -> str:
+    """A label file's path as the card names it: relative to the repository when it is in it (the
+    spec's ``../benchmarks/...`` is ``benchmarks/...``), else as the spec writes it (an absolute path:
+    its last part)."""
+    root = Path(__file__).resolve().parents[2]
+    try:
+        return path.resolve().relative_to(root).as_posix()
+    except ValueError:
+        return written if not Path(written).is_absolute() else path.name
 
 
 def _naming_spec(spec: ReleaseSpec, error: CorpusbenchError) -> CorpusbenchError:

@@ -76,6 +76,29 @@ class FamilySpec:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class ReviewLabels:
+    """A label file the release's card reports (``review.labels[]``): a labelled LT-Swap validity set
+    (``benchmarks/data/ltswap_validity/*.jsonl``), matched to the release's items by their sentences.
+    A bare path is accepted for ``{path: PATH}``."""
+
+    path: str
+    reviewer: str = ""  # names review/labels-<reviewer>.jsonl in the build; default: the file's stem
+    by: str = ""  # who labelled, and how (the card says it)
+    criteria: str = ""  # where the labelling criteria are written (the card links it)
+
+    @property
+    def name(self) -> str:
+        return self.reviewer or Path(self.path).stem
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReleaseReview:
+    """``review:``: labels made outside the build that its "Human validation" section reports."""
+
+    labels: tuple[ReviewLabels, ...] = ()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ReleaseSpec:
     """A versioned release: what to generate, from which corpora, and how to label it."""
 
@@ -92,6 +115,7 @@ class ReleaseSpec:
     corpora: dict[str, ReleaseCorpus] = field(default_factory=dict)
     llm: ReleaseLLM | None = None
     limitations: tuple[str, ...] = ()
+    review: ReleaseReview | None = None
     source: Path | None = field(default=None, compare=False)  # the YAML file; not part of the spec
 
     @property
@@ -126,6 +150,8 @@ class ReleaseSpec:
         """The spec as plain data (defaults filled in), as saved in ``provenance.json``."""
         data = _to_plain(self)
         data.pop("source", None)
+        if data.get("review") is None:  # no review key: the spec (and its fingerprint) as before it existed
+            data.pop("review", None)
         return data
 
     @classmethod
@@ -205,6 +231,14 @@ class ReleaseSpec:
             if gen.corpus is not None and gen.corpus not in self.corpora:
                 known = ", ".join(sorted(self.corpora)) or "none defined"
                 raise bad(f"families[{i}].corpus", f"{gen.corpus!r} is not a key of corpora ({known})")
+        names: set[str] = set()
+        for i, lab in enumerate(self.review.labels if self.review else ()):
+            if not re.match(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$", lab.name) or lab.name in names:
+                raise bad(
+                    f"review.labels[{i}].reviewer",
+                    f"{lab.name!r} must be unique, letters, digits, '.', '_' or '-' (it names a labels file)",
+                )
+            names.add(lab.name)
         for check in SPEC_CHECKS:
             check(self, where)
 
@@ -265,6 +299,8 @@ def _build(tp: Any, value: Any, where: str, path: str) -> Any:
     name = path or "spec"
     origin = typing.get_origin(tp)
     if dataclasses.is_dataclass(tp):
+        if tp is ReviewLabels and isinstance(value, str):
+            value = {"path": value}
         if not isinstance(value, dict):
             raise ConfigError(f"{where}: {name} must be a mapping, got {type(value).__name__}")
         hints = typing.get_type_hints(tp)

@@ -30,29 +30,65 @@ def _previous_build(folder: Path, manifest: dict[str, Any]) -> Path | None:
     return None
 
 
+def carry_over(folder: Path, manifest: dict[str, Any]) -> None:
+    """Copy the previous build's ``review/`` folder into a build being written (once: not when the
+    build already has one)."""
+    folder = Path(folder)
+    old = _previous_build(folder, manifest)
+    if old is not None and review_dir(old).is_dir() and not review_dir(folder).exists():
+        shutil.copytree(review_dir(old), review_dir(folder))
+
+
 def attach(folder: Path, manifest: dict[str, Any]) -> dict[str, Any]:
     """``manifest`` with the summary of the labels found for this release (see the module doc)."""
-    from corpusbench.review.items import release_fingerprints
+    from corpusbench.review.imported import imported_sets
+    from corpusbench.review.items import release_items
     from corpusbench.review.report import build_report
 
     folder = Path(folder)
-    old = _previous_build(folder, manifest)
-    if not label_files(folder) and old is not None and label_files(old):
-        shutil.copytree(review_dir(old), review_dir(folder), dirs_exist_ok=True)
+    carry_over(folder, manifest)
+    imported = imported_sets(folder)
     if not label_files(folder):
-        return manifest
+        return {**manifest, KEY: _unmatched_only(imported)} if imported else manifest
+    items = release_items(folder, manifest)
     try:
-        rep = build_report(folder, release_fingerprints(folder, manifest))
+        rep = build_report(folder, {i.fingerprint for i in items})
     except CorpusbenchError:
         return manifest
     name = f"{manifest['release']['name']}@{manifest['release']['version']}"
     if rep["source"] != name:
         return manifest
-    return {**manifest, KEY: summary(rep)}
+    configs: dict[str, list[str]] = {}
+    for it in items:
+        if it.config not in configs.setdefault(it.subtask, []):
+            configs[it.subtask].append(it.config)
+    return {**manifest, KEY: summary(rep, imported, configs)}
 
 
-def summary(rep: dict[str, Any]) -> dict[str, Any]:
-    """What the card and provenance keep of a report."""
+def _unmatched_only(imported: list[dict[str, Any]]) -> dict[str, Any]:
+    """The summary when label files were named but none of their pairs is an item of this release."""
+    return {
+        "labelled": 0,
+        "stale": 0,
+        "valid": {"k": 0, "n": 0, "low": 0.0, "high": 1.0},
+        "subtasks": {},
+        "judge": {},
+        "reviewers": {},
+        "reviewer_kappa": [],
+        "from": "",
+        "to": "",
+        "labels_fingerprint": "",
+        "imported": imported,
+    }
+
+
+def summary(
+    rep: dict[str, Any],
+    imported: list[dict[str, Any]] | None = None,
+    configs: dict[str, list[str]] | None = None,
+) -> dict[str, Any]:
+    """What the card and provenance keep of a report (with the label files ``release build`` brought
+    in, and the release config(s) of each subtask)."""
     subs = rep["subtasks"]
     k, n = sum(v["k"] for v in subs.values()), sum(v["n"] for v in subs.values())
     from corpusbench.intervals import wilson
@@ -62,9 +98,17 @@ def summary(rep: dict[str, Any]) -> dict[str, Any]:
         "labelled": rep["items"],
         "stale": rep["stale"],
         "valid": {"k": k, "n": n, "low": lo, "high": hi},
-        "subtasks": {s: {x: v[x] for x in ("k", "n", "low", "high")} for s, v in subs.items()},
+        "subtasks": {
+            s: {
+                **{x: v[x] for x in ("k", "n", "low", "high", "marginal", "invalid")},
+                "configs": (configs or {}).get(s, []),
+            }
+            for s, v in subs.items()
+        },
         "judge": {
             s: {
+                "kept": j["kept"],
+                "rejected": j["rejected"],
                 "precision": [j["precision"]["k"], j["precision"]["n"]],
                 "recall": [j["recall"]["k"], j["recall"]["n"]],
                 "kappa": None if math.isnan(j["kappa"]) else round(j["kappa"], 3),
@@ -79,12 +123,35 @@ def summary(rep: dict[str, Any]) -> dict[str, Any]:
         "from": rep["first"],
         "to": rep["last"],
         "labels_fingerprint": rep["labels_fingerprint"],
+        "imported": imported or [],
+        "configs": list(dict.fromkeys(c for s in subs for c in (configs or {}).get(s, []))),
     }
 
 
 def _frac(kn: list[int]) -> str:
     k, n = kn
     return f"{k / n:.2f} ({k}/{n})" if n else "–"
+
+
+def _imported_line(x: dict[str, Any]) -> str:
+    line = (
+        f"- **{x['reviewer']}**: {x['matched']} labelled minimal pair(s) from `{x['file']}` (sha256 "
+        f"`{x['sha256'][:12]}`), matched to this release's items by their two sentences"
+    )
+    if x["unmatched"]:
+        first = ", ".join(x["unmatched_first"][:3])
+        line += (
+            f"; {x['unmatched']} of the file's {x['pairs']} labelled pairs are not items of this release and "
+            f"are left out (unmatched: {first}{', ...' if x['unmatched'] > 3 else ''})"
+        )
+    else:
+        line += f" (all {x['pairs']} of the file's pairs)"
+    line += "."
+    if x.get("by"):
+        line += f" Labelled by {x['by'].rstrip('.')}."
+    if x.get("criteria"):
+        line += f" Criteria: {x['criteria'].rstrip('.')}."
+    return line
 
 
 def section(manifest: dict[str, Any]) -> str:
@@ -97,41 +164,85 @@ def section(manifest: dict[str, Any]) -> str:
             "`corpusbench review RELEASE_FOLDER --reviewer NAME` serves a page to label one, and a rebuilt "
             "release reports it here.\n"
         )
+    imported = h.get("imported", [])
+    if not h["labelled"] and imported:
+        lines = [
+            "No labelled item of this release: the label files the release spec names hold no pair of it "
+            "(matched by the pairs' two sentences).",
+            "",
+            *map(_imported_line, imported),
+        ]
+        return head + "\n".join(lines) + "\n"
     v = h["valid"]
-    who = ", ".join(f"{r} ({n} labels)" for r, n in h["reviewers"].items())
+    names = {x["reviewer"]: x["file"].rsplit("/", 1)[-1] for x in imported}
+    who = ", ".join(
+        f"{r} ({n} labels" + (f", from `{names[r]}`)" if r in names else ")")
+        for r, n in h["reviewers"].items()
+    )
+    when = f", {h['from'][:10]} to {h['to'][:10]}" if h.get("from") else ""
     lines = [
-        f"{h['labelled']} items labelled by {who}, {h['from'][:10]} to {h['to'][:10]}, blind to the judge "
-        "and to which sentence is the intended one (`corpusbench review`). Valid: one sentence right and the "
-        "other wrong because of the swap; marginal counts as not valid.",
+        f"{h['labelled']} items labelled by {who}{when}. Each minimal pair is labelled valid (one sentence "
+        "right and the other wrong because of the swap), marginal or invalid; marginal counts as not valid.",
         "",
-        f"Valid share of the benchmark's items: **{v['k'] / v['n']:.2f}** [{v['low']:.2f}, {v['high']:.2f}] "
-        f"({v['k']} of {v['n']}; 95% Wilson interval)."
+    ]
+    page = [r for r in h["reviewers"] if r not in names]
+    if page:
+        lines += [
+            f"Labels of {', '.join(page)}: made on the `corpusbench review` page, blind to the judge and to "
+            "which sentence is the intended one.",
+            "",
+        ]
+    if imported:
+        lines += ["Labels brought in by the release spec (`review.labels`):", ""]
+        lines += [*map(_imported_line, imported), ""]
+    lines += [
+        f"Valid share of the labelled benchmark items: **{v['k'] / v['n']:.2f}** "
+        f"[{v['low']:.2f}, {v['high']:.2f}] ({v['k']} of {v['n']}; 95% Wilson interval)."
         if v["n"]
         else "No benchmark item was labelled (only rejected drafts).",
         "",
-        "| subtask | valid share [95% CI] | judge precision | judge recall | judge–human κ |",
-        "|---|---|---|---|---:|",
     ]
+    judge = h["judge"]
+    with_judge = any(j.get("rejected", 1) for j in judge.values())
+    cols = "| subtask (config) | labelled | valid share [95% CI] (valid/n) | marginal | invalid |"
+    rule = "|---|---:|---|---:|---:|"
+    if with_judge:
+        cols += " judge precision | judge recall | judge–human κ |"
+        rule += "---|---|---:|"
+    lines += [cols, rule]
     rows = dict(h["subtasks"])
     if len(rows) > 1:
-        rows["all"] = {"k": v["k"], "n": v["n"], "low": v["low"], "high": v["high"]}
+        rows["all"] = {
+            **{x: v[x] for x in ("k", "n", "low", "high")},
+            **{x: sum(r.get(x, 0) for r in h["subtasks"].values()) for x in ("marginal", "invalid")},
+        }
     for s, x in rows.items():
-        j = h["judge"].get(s, {})
         share = "–"
         if x["n"]:
             share = f"{x['k'] / x['n']:.2f} [{x['low']:.2f}, {x['high']:.2f}] ({x['k']}/{x['n']})"
-        kappa = "–" if j.get("kappa") is None else f"{j['kappa']:.2f}"
-        lines.append(
-            f"| {TITLES.get(s, s)} | {share} | {_frac(j['precision']) if j else '–'} | "
-            f"{_frac(j['recall']) if j else '–'} | {kappa} |"
-        )
-    lines += [
-        "",
-        "Judge precision: valid among the judge's kept items; recall: kept among the items people found "
-        "valid, with a sample of the judge's rejected drafts mixed in (on the sample, not weighted to "
-        "the run).",
-        "",
-    ]
+        name = TITLES.get(s, s)
+        if x.get("configs") and x["configs"] != [s]:
+            name += " (" + ", ".join(f"`{c}`" for c in x["configs"]) + ")"
+        row = f"| {name} | {x['n']} | {share} | {x.get('marginal', '–')} | {x.get('invalid', '–')} |"
+        if with_judge:
+            j = judge.get(s, {})
+            kappa = "–" if j.get("kappa") is None else f"{j['kappa']:.2f}"
+            row += f" {_frac(j['precision']) if j else '–'} | {_frac(j['recall']) if j else '–'} | {kappa} |"
+        lines.append(row)
+    lines.append("")
+    if with_judge:
+        lines += [
+            "Judge precision: valid among the judge's kept items; recall: kept among the items people found "
+            "valid, with a sample of the judge's rejected drafts mixed in (on the sample, not weighted to "
+            "the run).",
+            "",
+        ]
+    elif judge:
+        lines += [
+            "Every labelled LT-Swap item is one the LLM judge kept, so the judge's precision is the valid "
+            "share above; its recall is not measured (no rejected draft was labelled).",
+            "",
+        ]
     for r in h["reviewer_kappa"]:
         kap = "–" if r["kappa"] is None else f"{r['kappa']:.2f}"
         lines += [f"Reviewers {r['a']} and {r['b']}: {r['n']} items both labelled, Cohen's κ {kap}.", ""]

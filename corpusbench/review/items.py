@@ -48,6 +48,7 @@ class Item:
     bad: str
     judge: str  # kept | rejected | none
     ref: str  # pair id or draft id, for people reading the labels
+    config: str = ""  # the release config it is a row of ("": a run's item or a rejected draft)
 
     @property
     def cell(self) -> str:
@@ -140,7 +141,12 @@ def _wanted_subtask(sub: str, configs: Sequence[str] | None) -> bool:
 def release_fingerprints(path: Path, manifest: dict[str, Any]) -> set[str]:
     """The fingerprints of a release's pairs, from its ``manifest`` (a build not yet finished has none
     in ``provenance.json``)."""
-    return {i.fingerprint for i in _release_items(path, None, manifest)[1]}
+    return {i.fingerprint for i in release_items(path, manifest)}
+
+
+def release_items(path: Path, manifest: dict[str, Any]) -> list[Item]:
+    """A release's pairs (every minimal-pair config but the ``-prefix`` repeats), from its ``manifest``."""
+    return _release_items(path, None, manifest)[1]
 
 
 def _release_items(
@@ -185,6 +191,7 @@ def _release_items(
                     bad=bad,
                     judge=JUDGE_KEPT if family == "ltswap" else JUDGE_NONE,
                     ref=str(row.get(roles.get("id", "pair_id"), "")),
+                    config=cfg["name"],
                 )
             )
     return f"{rel.get('name', path.parent.name)}@{rel.get('version', path.name)}", items

@@ -151,10 +151,13 @@ def _judge(items: list[dict[str, Any]], pops: dict[str, dict[str, int]]) -> dict
             "kept": len(kept),
             "rejected": len(rej),
             "precision": _share(tp, len(kept)),
-            "recall": _share(tp, tp + fn),
+            # without a rejected draft in the sample, recall (and κ) would say nothing: left unmeasured
+            "recall": _share(tp, tp + fn) if rej else _share(0, 0),
             "kappa": cohen_kappa(
                 [it["judge"] == JUDGE_KEPT for it in its], [it["verdict"] == "valid" for it in its]
-            ),
+            )
+            if rej
+            else float("nan"),
         }
         subs = [sub] if sub != "all" else list(pops)
         n_kept = sum(pops.get(s, {}).get(JUDGE_KEPT, 0) for s in subs)
@@ -209,9 +212,10 @@ def title(sub: str) -> str:
 def markdown(rep: dict[str, Any]) -> str:
     """The report as Markdown tables (what the CLI prints and ``report.md`` holds)."""
     who = ", ".join(f"{r} ({n})" for r, n in rep["reviewers"].items())
+    when = f", {rep['first'][:10]} to {rep['last'][:10]}" if rep["first"] else ""  # imported labels: no time
     lines = [
-        f"Human review of {rep['source']}: {rep['items']} items labelled by {who}, {rep['first'][:10]} to "
-        f"{rep['last'][:10]}. Valid share with 95% Wilson intervals; marginal counts as not valid.",
+        f"Human review of {rep['source']}: {rep['items']} items labelled by {who}{when}. Valid share with "
+        "95% Wilson intervals; marginal counts as not valid.",
         "",
         "| subtask | valid share [95% CI] (valid/n) | marginal | invalid |",
         "|---|---|---:|---:|",

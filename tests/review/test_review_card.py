@@ -58,7 +58,7 @@ def test_the_card_says_no_human_check_then_reports_the_labels_after_a_rebuild(tm
     assert "No human check was made" not in card
     assert "10 items labelled by ann (11 labels)" in card
     assert "Left out: 1 labelled item(s) this build no longer has." in card
-    assert "Valid share of the benchmark's items: **0.70** [0.40, 0.89] (7 of 10" in card
+    assert "Valid share of the labelled benchmark items: **0.70** [0.40, 0.89] (7 of 10" in card
     human = read_json(out / "provenance.json")["human_validation"]
     assert human["valid"]["k"] == 7 and len(human["labels_fingerprint"]) == 64
     assert human["labels_fingerprint"][:16] in card

@@ -83,3 +83,24 @@ def test_report_cli_writes_table_json_and_figure(release_dir: Path, run_dir: Pat
 def test_no_labels_is_an_input_error(release_dir: Path) -> None:
     with pytest.raises(InputError, match="no labels yet"):
         build_report(release_dir)
+
+
+def test_without_rejected_drafts_the_judge_recall_is_not_measured(release_dir: Path) -> None:
+    """Only kept items labelled: recall would be k/k and κ 0 by construction; both are left out."""
+    src = load_source(release_dir)
+    store = LabelStore(release_dir, "ann", src.name)
+    for n, it in enumerate(src.items):
+        store.add(
+            it.fingerprint, "valid" if n % 2 else "marginal", subtask=it.subtask, bin=it.bin, judge=it.judge
+        )
+    rep = build_report(release_dir)
+    j = rep["judge"]["all"]
+    assert j["rejected"] == 0 and j["precision"]["n"] == len(src.items)
+    assert j["recall"]["n"] == 0 and math.isnan(j["kappa"])
+    from corpusbench.review.card import section, summary
+
+    text = section({"human_validation": summary(rep)})
+    assert (
+        "judge recall" not in text and "its recall is not measured (no rejected draft was labelled)" in text
+    )
+    assert "| all | 24 |" in text and "| 12 | 0 |" in text  # marginal and invalid counts
