@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from corpusbench.generators.ltswap.checks import swap_shortcut, token_spans
+from corpusbench.generators.ltswap.checks import render, swap_shortcut, token_spans
 from corpusbench.generators.ltswap.funnel import Funnel
 from corpusbench.generators.ltswap.generation import Draft, Outcome, agreement_outcome, pair_words
 from corpusbench.generators.ltswap.records import Candidate, InflectionPair
@@ -59,6 +59,51 @@ def wordswap_drafts(
             funnel.drop("wordswap", b, "pair_overlap", rejected)
         funnel.add("wordswap", b, "paired", len(pairs))
         drafts += pairs
+    return drafts
+
+
+ContrastKey = tuple[str, str, str]  # form, tag, the partner word its sentence was written against
+
+
+def contrast_drafts(
+    pairs: Sequence[tuple[Candidate, Candidate]],
+    outcomes: Mapping[ContrastKey, Outcome],
+    raw: Mapping[ContrastKey, GenResult | None],
+    funnel: Funnel,
+    rejects: Rejects,
+) -> list[Draft]:
+    """The contrastive writer's (v6) WordSwap drafts: each planned pair whose two sentences (each written
+    against the other word, which it must not contain: ``check_sentence``'s ``forbidden``) passed the checks.
+    Counted per pair at its worse sentence's stage; the same sentence frame twice is ``pair_overlap``."""
+    drafts = []
+    for a, b in pairs:
+        ka, kb = (a.form, a.tag, b.form), (b.form, b.tag, a.form)
+        oa, ob = outcomes[ka], outcomes[kb]
+        worst = min((oa, ob), key=lambda o: LEVELS.index(o.stage))
+        count(funnel, rejects, "wordswap", a.bin, worst, f"{a.id}~{b.form}", raw[ka if worst is oa else kb])
+        if worst.stage != "checked" or oa.parsed is None or ob.parsed is None:
+            continue
+        if render(oa.parsed, "x").lower() == render(ob.parsed, "x").lower():
+            funnel.drop("wordswap", a.bin, "pair_overlap")
+            continue
+        funnel.add("wordswap", a.bin, "paired")
+        drafts.append(
+            Draft(
+                subtask="wordswap",
+                rule=a.pos,
+                bin=a.bin,
+                w1=a.form,
+                w2=b.form,
+                tag1=a.tag,
+                tag2=b.tag,
+                freq1=a.freq,
+                freq2=b.freq,
+                p1=oa.parsed,
+                p2=ob.parsed,
+                context1=a.contexts[0],
+                context2=b.contexts[0],
+            )
+        )
     return drafts
 
 

@@ -56,7 +56,9 @@ def _writer_help() -> str:
 
     def files(w) -> str:  # type: ignore[no-untyped-def]
         names = [n.split("/")[-1] for n in (w.system, w.user) if n]
-        return " + ".join(names) + (", with corpus sentences" if w.examples else "")
+        pair = " + ".join(n.split("/")[-1] for n in w.contrast or ())
+        contrast = f"; WordSwap per pair: {pair}" if pair else ""
+        return " + ".join(names) + (", with corpus sentences" if w.examples else "") + contrast
 
     listed = ", ".join(
         f"{v} ({files(w)}{'; default' if v == DEFAULT_WRITER else ''})" for v, w in WRITERS.items()

@@ -373,25 +373,31 @@ def word_request(
     seed: int = 0,
     marked: bool = False,
     vocab: Mapping[str, int] | None = None,
+    partner: str | None = None,
 ) -> GenRequest:
     """The writer's request for one sentence with ``form``; ``force_form``: guided decoding keeps
     the exact form after its opening (``form_regex(form, tag, frames, seed, marked)``; ``marked``: the
-    form is an InflectionSwap noun, whose number a determiner must mark), at most ``GUIDED_MAX_TOKENS``."""
+    form is an InflectionSwap noun, whose number a determiner must mark), at most ``GUIDED_MAX_TOKENS``.
+    ``partner``: the contrastive writer's (v6) other WordSwap word, which the sentence must not fit."""
     system, prompt = prompting.writer_turns(
-        writer, word=form, pos_desc=prompting.POS_DESCRIPTIONS[tag], lang=lang, examples=examples
+        writer,
+        word=form,
+        pos_desc=prompting.POS_DESCRIPTIONS[tag],
+        lang=lang,
+        examples=examples,
+        partner=partner,
     )
+    rid = f"word:{form}/{tag}" + (f"~{partner}" if partner is not None else "")
     if force_form:
         params = SamplingParams(max_tokens=min(max_tokens, GUIDED_MAX_TOKENS))
         return GenRequest(
-            id=f"word:{form}/{tag}",
+            id=rid,
             prompt=prompt,
             system=system,
             params=params,
             regex=form_regex(form, tag, frames, seed, marked, vocab),
         )
-    return GenRequest(
-        id=f"word:{form}/{tag}", prompt=prompt, system=system, params=SamplingParams(max_tokens=max_tokens)
-    )
+    return GenRequest(id=rid, prompt=prompt, system=system, params=SamplingParams(max_tokens=max_tokens))
 
 
 REWRITE_TEMPERATURE = 0.7  # a rewrite is sampled: greedy decoding would write the failed sentence again
@@ -617,3 +623,28 @@ def pair_words(
                 )
             )
     return drafts, rejected
+
+
+def plan_word_pairs(words: Sequence[Candidate], rounds: int) -> list[tuple[Candidate, Candidate]]:
+    """The contrastive writer's (v6) WordSwap pairs, made before any sentence is written: within each
+    (bin, tag) group, in the group's seeded draw order (``words``' order), neighbours first (distance 1,
+    then 2, ..), each word in at most ``rounds`` pairs, never two forms of one lemma. A larger draw of the
+    same groups keeps the earlier pairs (those of the draw's last word aside), so a round re-asks little."""
+    groups: dict[tuple[int, str], list[Candidate]] = {}
+    for w in words:
+        groups.setdefault((w.bin, w.tag), []).append(w)
+    out: list[tuple[Candidate, Candidate]] = []
+    for _, members in sorted(groups.items()):
+        degree = [0] * len(members)
+        for d in range(1, len(members)):
+            for i in range(len(members) - d):
+                j = i + d
+                a, b = members[i], members[j]
+                if degree[i] >= rounds or degree[j] >= rounds or a.lemma == b.lemma or a.form == b.form:
+                    continue
+                degree[i] += 1
+                degree[j] += 1
+                out.append(tuple(sorted((a, b), key=lambda w: w.form)))  # type: ignore[arg-type]
+            if all(x >= rounds for x in degree):
+                break
+    return out

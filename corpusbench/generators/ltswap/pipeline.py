@@ -21,8 +21,10 @@ from corpusbench.corpus.store import CorpusStats
 from corpusbench.errors import ConfigError, ParamError
 from corpusbench.generators.ltswap import cells as cellmod
 from corpusbench.generators.ltswap.assembly import (
+    ContrastKey,
     WordKey,
     agrswap_drafts,
+    contrast_drafts,
     drop_shortcuts,
     inflswap_drafts,
     rewrite_keys,
@@ -54,6 +56,7 @@ from corpusbench.generators.ltswap.generation import (
     PosChecker,
     agreement_request,
     apply_pos_check,
+    plan_word_pairs,
     rewrite_request,
     same_lemma_requests,
     word_outcome,
@@ -571,7 +574,10 @@ def _attempt(
     infl, agr = kept["inflswap"], kept["agrswap"]
 
     # generation: one batch for all subtasks (identical prompts share one call through the cache)
-    pos_of = word_slots(words, infl)
+    # the contrastive writer (v6): WordSwap pairs first, each sentence written against its partner word
+    contrast = writer(params.writer_prompt).contrast is not None and "wordswap" in params.subtasks
+    ws_pairs = plan_word_pairs(words, params.pairs_per_word) if contrast else []
+    pos_of = word_slots([] if contrast else words, infl)
     word_keys = sorted(pos_of)
     forced = set(params.force_form)
     guided_agr = "agrswap" in forced
@@ -597,6 +603,23 @@ def _attempt(
         for f, t in word_keys
     }
     reqs = list(word_reqs.values())
+    contrast_reqs: dict[ContrastKey, GenRequest] = {}
+    for a, b in ws_pairs:
+        for w, other in ((a, b), (b, a)):
+            contrast_reqs[(w.form, w.tag, other.form)] = word_request(
+                w.form,
+                w.tag,
+                params.max_tokens,
+                params.lang,
+                params.writer_prompt,
+                "wordswap" in forced,
+                plan.examples,
+                frames=params.frames,
+                seed=params.seed,
+                vocab=vocab,
+                partner=other.form,
+            )
+    reqs += list(contrast_reqs.values())
     agr_items = [(p, rule, s) for p in agr for rule in params.rules for s in range(params.agreement_samples)]
     reqs += [
         agreement_request(
@@ -612,7 +635,18 @@ def _attempt(
         pos_of,
         checker,
     )
-    for w in words:  # each sentence once per subtask that uses it; rewrites count in Funnel.rewrite
+    c_raw = {k: results.get(r.id) for k, r in contrast_reqs.items()}
+    c_outcomes = apply_pos_check(
+        {  # type: ignore[arg-type]
+            k: word_outcome(c_raw[k], k[0], vocab, params.lang, (k[2],), guided="wordswap" in forced)
+            for k in contrast_reqs
+        },
+        {k: next(w.pos for w in words if (w.form, w.tag) == k[:2]) for k in contrast_reqs},  # type: ignore[misc]
+        PosChecker(params.lang) if params.check_pos and contrast_reqs and checker is None else checker,
+    )
+    for k in contrast_reqs:
+        funnel.sentence("wordswap", c_outcomes[k].stage == "checked")  # type: ignore[index]
+    for w in words if not contrast else ():  # each sentence once per subtask; rewrites: Funnel.rewrite
         funnel.sentence("wordswap", outcomes[(w.form, w.tag)].stage == "checked")
     for k in sorted({k for p in infl for k in ((p.form1, p.tag1), (p.form2, p.tag2))}):
         funnel.sentence("inflswap", outcomes[k].stage == "checked")
@@ -621,9 +655,12 @@ def _attempt(
             llm, params, vocab, infl, word_reqs, outcomes, raw, pos_of, checker, guided, funnel, n
         ):
             break
-    drafts = wordswap_drafts(
-        words, outcomes, raw, params.pairs_per_word, params.seed, params.lang, funnel, rejects
-    )
+    if contrast:
+        drafts = contrast_drafts(ws_pairs, c_outcomes, c_raw, funnel, rejects)  # type: ignore[arg-type]
+    else:
+        drafts = wordswap_drafts(
+            words, outcomes, raw, params.pairs_per_word, params.seed, params.lang, funnel, rejects
+        )
     drafts += inflswap_drafts(infl, outcomes, raw, params.lang, funnel, rejects)
     drafts += agrswap_drafts(agr_items, results, vocab, params.lang, funnel, rejects, guided_agr)
     drafts = drop_shortcuts(drafts, params.lang, funnel, rejects)  # answers needing no knowledge of the word

@@ -49,12 +49,17 @@ class WriterPrompt:
     user: str
     user_lang: str  # fr/de
     examples: bool = False  # the system turn shows a few of the corpus's own sentences
+    # the contrastive writer (v6): WordSwap sentences are written per pair, naming the partner word that
+    # must not fit (system turn, user turn); None: one sentence per word, paired after the checks
+    contrast: tuple[str, str] | None = None
 
 
 WORD_V3_SYSTEM = "ltswap/word_sentence_system.v3"
 WORD_V3 = "ltswap/word_sentence.v3"
 WORD_V4_SYSTEM = "ltswap/word_sentence_system.v4"
 WORD_V5_SYSTEM = "ltswap/word_sentence_system.v5"
+WORD_V6_CONTRAST_SYSTEM = "ltswap/word_sentence_contrast_system.v6"
+WORD_V6_CONTRAST = "ltswap/word_sentence_contrast.v6"
 WRITERS = {
     # v2: everything in one user turn (the model's own default system prompt goes before it)
     "v2": WriterPrompt(None, WORD, WORD_LANG),
@@ -65,6 +70,11 @@ WRITERS = {
     "v4": WriterPrompt(WORD_V4_SYSTEM, WORD_V3, WORD_V3, examples=True),
     # v5 (#37): v4 asking for a sentence that shows what the word means (WordSwap swaps that stayed sensible)
     "v5": WriterPrompt(WORD_V5_SYSTEM, WORD_V3, WORD_V3, examples=True),
+    # v6 (#37): v5, but WordSwap's pairs are made before writing and each sentence names its partner word,
+    # which must not fit it (English); InflectionSwap sentences are v5's
+    "v6": WriterPrompt(
+        WORD_V5_SYSTEM, WORD_V3, WORD_V3, examples=True, contrast=(WORD_V6_CONTRAST_SYSTEM, WORD_V6_CONTRAST)
+    ),
 }
 DEFAULT_WRITER = "v3"
 ALL = (
@@ -77,6 +87,8 @@ ALL = (
     WORD_V3_SYSTEM,
     WORD_V4_SYSTEM,
     WORD_V5_SYSTEM,
+    WORD_V6_CONTRAST_SYSTEM,
+    WORD_V6_CONTRAST,
 )
 
 POS_DESCRIPTIONS = {
@@ -106,12 +118,27 @@ def writer(name: str) -> WriterPrompt:
 
 
 def writer_turns(
-    name: str, *, word: str, pos_desc: str, lang: str, examples: tuple[str, ...] = ()
+    name: str,
+    *,
+    word: str,
+    pos_desc: str,
+    lang: str,
+    examples: tuple[str, ...] = (),
+    partner: str | None = None,
 ) -> tuple[str | None, str]:
     """(system turn or None, user turn) asking writer prompt ``name`` for a sentence with ``word``;
-    ``examples``: the corpus sentences of a writer that shows some (v4)."""
+    ``examples``: the corpus sentences of a writer that shows some (v4); ``partner``: the contrastive
+    writer's (v6) other WordSwap word, which the sentence must not fit."""
     w = writer(name)
     language = LANGUAGE_NAMES[lang]
+    if partner is not None:
+        if w.contrast is None:
+            raise ConfigError(f"writer prompt {name!r} writes no sentence against a partner word")
+        system, user = w.contrast
+        extra = {"examples": examples} if w.examples else {}
+        return render(system, language=language, **extra), render(
+            user, word=word, pos_desc=pos_desc, partner=partner
+        )
     if w.system is None:
         if lang == "en":
             return None, render(w.user, word=word, pos_desc=pos_desc)
