@@ -155,7 +155,9 @@ def load_model(
     chosen: Arch = detect_arch(config) if arch == "auto" else _check_arch(arch)
     try:
         tok = AutoTokenizer.from_pretrained(source, **kw)
-        model = _auto_class(chosen).from_pretrained(source, dtype=torch_dtype, **kw)
+        # on an accelerator the weights go straight to it (no full copy in host memory first)
+        on_device = {"device_map": str(dev)} if dev.type != "cpu" else {}
+        model = _auto_class(chosen).from_pretrained(source, dtype=torch_dtype, **on_device, **kw)
     except (OSError, ValueError) as e:
         raise BackendError(f"{model_id}: cannot load as a {chosen} model: {str(e).splitlines()[0]}") from None
     model.to(dev).eval()
