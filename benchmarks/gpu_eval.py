@@ -42,8 +42,9 @@ TOKENIZER_FILES = (
 )
 
 
-def build(size: str, src: Path, out: Path, dtype: str) -> tuple[Path, int]:
-    """A random-weight model of ``size`` with ``src``'s tokenizer; (folder, non-embedding parameters)."""
+def build(size: str, src: Path, out: Path, dtype: str, device: str = "cpu") -> tuple[Path, int]:
+    """A random-weight model of ``size`` with ``src``'s tokenizer; (folder, non-embedding parameters).
+    Built on ``device`` (a GPU draws 7B random weights in seconds, a CPU in minutes)."""
     import torch
     import transformers as tf
 
@@ -52,7 +53,7 @@ def build(size: str, src: Path, out: Path, dtype: str) -> tuple[Path, int]:
     for k, v in SIZES[size].items():
         setattr(cfg, k, v)
     torch.manual_seed(0)
-    with torch.device("cpu"):
+    with torch.device(device):
         model = tf.AutoModelForCausalLM.from_config(cfg, dtype=getattr(torch, dtype))
     n_embed = model.get_input_embeddings().weight.numel()
     params = sum(p.numel() for p in model.parameters()) - n_embed
@@ -61,6 +62,9 @@ def build(size: str, src: Path, out: Path, dtype: str) -> tuple[Path, int]:
         for name in TOKENIZER_FILES:
             if (src / name).is_file():
                 shutil.copy(src / name, folder / name)
+    del model
+    if device.startswith("cuda"):
+        torch.cuda.empty_cache()  # the runs below are processes of their own
     return folder, params
 
 
@@ -91,8 +95,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--tokenizer", type=Path, default=ROOT / "models" / "smollm2-135m-instruct")
     ap.add_argument("--sizes", default="135M,1.7B,7.2B")
     ap.add_argument("--device", default="cuda")
+    ap.add_argument("--works", default="auto,2048,lmeval,release", help="which runs, comma-separated")
     args = ap.parse_args(argv)
     gpu = args.device.startswith("cuda")
+    works = set(args.works.split(","))
     dtype = "bfloat16" if gpu else "float32"
     args.out.mkdir(parents=True, exist_ok=True)
     pairs = args.pairs
@@ -103,15 +109,19 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     dev = ("--device", args.device, "--scoring", "full")
     peak = matmul_tflops(args.device)
     rows: dict[str, dict[str, Any]] = {}
+    result: dict[str, Any] = {"device": args.device, "bf16_matmul_tflops": peak, "sizes": rows}
     for size in args.sizes.split(","):
-        model, params = build(size, args.tokenizer, args.out / "models", dtype)
+        model, params = build(size, args.tokenizer, args.out / "models", dtype, args.device)
         row: dict[str, Any] = {"non_embedding_params": params}
         for name, extra in (("prep_anim_auto", dev), ("prep_anim_2048", (*dev, "--batch-tokens", "2048"))):
+            if name.rsplit("_", 1)[1] not in works:
+                continue
             wall, acc, timing = run_corpusbench(pairs, str(model), args.out / f"{size}-{name}", env, extra)
             row[name] = {"wall_s": wall, "accuracy": acc, "timing": timing}
-        wall, acc = run_lmeval(pairs, str(model), args.out, 64, env, args.device, dtype)
-        row["prep_anim_lmeval"] = {"wall_s": wall, "accuracy": acc}
-        if args.release.is_dir():
+        if "lmeval" in works:
+            wall, acc = run_lmeval(pairs, str(model), args.out, 64, env, args.device, dtype)
+            row["prep_anim_lmeval"] = {"wall_s": wall, "accuracy": acc}
+        if "release" in works and args.release.is_dir():
             extra = ("--device", args.device, "--no-verify")
             wall, _, timing = run_corpusbench(
                 args.release, str(model), args.out / f"{size}-release", env, extra
@@ -124,8 +134,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                 row[key]["matmul_share"] = 2 * params * t["tokens_forward"] / fwd / (peak * 1e12)
         rows[size] = row
         print(f"{size}: " + json.dumps({k: v.get("wall_s") for k, v in row.items() if isinstance(v, dict)}))
-    result = {"device": args.device, "bf16_matmul_tflops": peak, "sizes": rows}
-    (args.out / "gpu_eval.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+        # written after each size, so a run cut at its time limit keeps the sizes it finished
+        (args.out / "gpu_eval.json").write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     print(table(result))
     return result
 

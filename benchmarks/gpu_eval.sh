@@ -9,6 +9,7 @@
 #                                             # models/smollm2-135m-instruct for its config and tokenizer),
 #                                             # make demo (out/demo/fitclams and the release)
 #   DEVICE=cpu SIZES=tiny bash benchmarks/gpu_eval.sh /tmp/dry   # a dry run of the plumbing on a CPU
+#   WORKS=auto,lmeval,release ...                               # leave runs out (default: all four)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 OUT=${1:-${OUT:-benchmarks/results/gpu_eval}}
@@ -35,6 +36,6 @@ fi
 [ -d "$RELEASE" ] || echo "gpu_eval: no release at $RELEASE: the whole-release row is left out (make demo)"
 [ "$fail" = 0 ] || exit 2
 
-args=("$OUT" --device "$DEVICE" --sizes "$SIZES" --release "$RELEASE" --tokenizer "$TOKENIZER")
+args=("$OUT" --device "$DEVICE" --sizes "$SIZES" --release "$RELEASE" --tokenizer "$TOKENIZER" --works "${WORKS:-auto,2048,lmeval,release}")
 [ -f "${PAIRS:-}" ] && args+=(--pairs "$PAIRS")
 "$PY" -m benchmarks.gpu_eval "${args[@]}" 2>&1 | tee "$OUT/gpu_eval.log"
