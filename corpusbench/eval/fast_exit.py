@@ -25,7 +25,16 @@ def allow() -> None:
 
 def allowed() -> bool:
     """Whether a command allowed it and no profiler is running."""
-    return _allowed and sys.getprofile() is None
+    return _allowed and not _profiled()
+
+
+def _profiled() -> bool:
+    """A profiler is on: ``sys.setprofile`` (Python ≤ 3.11's cProfile) or, from 3.12, a tool that holds
+    ``sys.monitoring``'s profiler slot (cProfile there; seen on a GPU machine: no profile was written)."""
+    if sys.getprofile() is not None:
+        return True
+    monitoring = getattr(sys, "monitoring", None)
+    return monitoring is not None and monitoring.get_tool(monitoring.PROFILER_ID) is not None
 
 
 def exit_now(code: object) -> None:

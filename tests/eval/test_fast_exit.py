@@ -33,3 +33,16 @@ def test_eval_run_process_exits_fast_with_everything_written_and_flushed(tiny_di
         check=False,
     )
     assert bad.returncode == 2 and "error:" in bad.stderr and not (tmp_path / "o2").exists()
+
+
+def test_eval_run_under_cprofile_keeps_the_teardown_so_the_profile_is_written(tiny_dir, tmp_path):
+    pairs = tmp_path / "p.jsonl"
+    pairs.write_text(
+        json.dumps({"sentence_good": "The cat is here.", "sentence_bad": "The cat are here."}) + "\n"
+    )
+    prof = tmp_path / "run.prof"
+    cmd = [sys.executable, "-m", "cProfile", "-o", str(prof), "-m", "corpusbench", "eval", "run"]
+    cmd += ["--dataset", str(pairs), "--model", str(tiny_dir["gpt2"]), "--out", str(tmp_path / "o")]
+    done = subprocess.run(cmd, env=dict(os.environ, HF_HUB_OFFLINE="1"), capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert prof.is_file() and prof.stat().st_size > 0  # written at teardown, which fast exit would skip
