@@ -10,33 +10,14 @@ renders it, or says plainly that no human check was made.
 from __future__ import annotations
 
 import math
-import shutil
 from pathlib import Path
 from typing import Any
 
 from corpusbench.errors import CorpusbenchError
 from corpusbench.review.items import TITLES
-from corpusbench.review.labels import label_files, review_dir
+from corpusbench.review.labels import carry_over, label_files
 
 KEY = "human_validation"
-
-
-def _previous_build(folder: Path, manifest: dict[str, Any]) -> Path | None:
-    """The finished build this temporary one replaces (``io.atomic_dir``: ``.<version>.*.tmp``)."""
-    version = str(manifest.get("release", {}).get("version", ""))
-    if version and folder.name.startswith(f".{version}.") and folder.name.endswith(".tmp"):
-        old = folder.parent / version
-        return old if old.is_dir() else None
-    return None
-
-
-def carry_over(folder: Path, manifest: dict[str, Any]) -> None:
-    """Copy the previous build's ``review/`` folder into a build being written (once: not when the
-    build already has one)."""
-    folder = Path(folder)
-    old = _previous_build(folder, manifest)
-    if old is not None and review_dir(old).is_dir() and not review_dir(folder).exists():
-        shutil.copytree(review_dir(old), review_dir(folder))
 
 
 def attach(folder: Path, manifest: dict[str, Any]) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from corpusbench.errors import InputError
 from corpusbench.io import read_json, write_json, write_jsonl
 from corpusbench.provenance import file_sha256
 from corpusbench.review.items import pair_fingerprint, release_items
-from corpusbench.review.labels import labels_path, review_dir
+from corpusbench.review.labels import carry_over, labels_path, review_dir
 
 IMPORTED_FILE = "imported.json"
 SHOWN_UNMATCHED = 10  # unmatched pairs named in imported.json (all are counted)
@@ -87,7 +87,6 @@ def read_set(
 def bring(folder: Path, manifest: dict[str, Any], sets: list[LabelSet]) -> list[str]:
     """Write ``sets`` into ``folder/review`` as review labels of this release (see the module doc);
     labels brought by a previous build and no longer named are removed. Returns one note per set."""
-    from corpusbench.review.card import carry_over
 
     folder = Path(folder)
     carry_over(folder, manifest)  # the previous build's page labels stay; its imported ones are redone

@@ -12,6 +12,7 @@ import datetime as dt
 import json
 import os
 import re
+import shutil
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -159,3 +160,21 @@ class LabelStore:
             finally:
                 os.close(fd)
             self.rows.append(row)
+
+
+def _previous_build(folder: Path, manifest: dict[str, Any]) -> Path | None:
+    """The finished build this temporary one replaces (``io.atomic_dir``: ``.<version>.*.tmp``)."""
+    version = str(manifest.get("release", {}).get("version", ""))
+    if version and folder.name.startswith(f".{version}.") and folder.name.endswith(".tmp"):
+        old = folder.parent / version
+        return old if old.is_dir() else None
+    return None
+
+
+def carry_over(folder: Path, manifest: dict[str, Any]) -> None:
+    """Copy the previous build's ``review/`` folder into a build being written (once: not when the
+    build already has one)."""
+    folder = Path(folder)
+    old = _previous_build(folder, manifest)
+    if old is not None and review_dir(old).is_dir() and not review_dir(folder).exists():
+        shutil.copytree(review_dir(old), review_dir(folder))
