@@ -32,15 +32,6 @@ def register(app: typer.Typer) -> None:
     app.add_typer(cac_app, name="cac")
 
 
-def _codes(value: str, what: str) -> tuple[str, ...]:
-    from corpusbench.errors import ConfigError
-
-    codes = tuple(c.strip() for c in value.split(",") if c.strip())
-    if not codes:
-        raise ConfigError(f"{what}: give at least one speaker code")
-    return codes
-
-
 def build(
     inputs: list[Path] = typer.Argument(
         ...,
@@ -53,25 +44,16 @@ def build(
     """Extract CAC sites from dialogue and compute the human overlap/TPR statistics and tests."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from corpusbench.corpus.chat import SpeakerRoles, TableColumns
-    from corpusbench.generators.cac.pipeline import CacConfig, run_cac
-    from corpusbench.generators.cac.records import ADULT_TPR_BASELINE, Alternation
+    from corpusbench.errors import option_names
+    from corpusbench.generators.cac.params import run_config
+    from corpusbench.generators.cac.pipeline import run_cac
     from corpusbench.io import check_folder_path
 
     assert params is not None  # cli_params builds it from the options
     p = params
     check_folder_path(out)  # a file in the way: say so before the parsing, not after
-    config = CacConfig(
-        roles=SpeakerRoles(child=_codes(p.child, "--child"), caretakers=_codes(p.caretakers, "--caretakers")),
-        alternation=Alternation.parse(p.alternatives, finder=p.finder),
-        context_utterances=p.context_utterances,
-        dyads=p.dyads,
-        split_sessions=p.split_sessions,
-        baseline=ADULT_TPR_BASELINE if p.baseline is None else p.baseline,
-        alpha=p.alpha,
-        table=TableColumns(session=p.session_col, speaker=p.speaker_col, text=p.text_col, order=p.order_col),
-        max_line_bytes=p.max_line_bytes,
-    )
+    with option_names():
+        config = run_config(p)
     err = make_console(stderr=True)
     with Progress(
         TextColumn("[bold]cac[/]"),

@@ -10,9 +10,14 @@ run (speaker roles, the alternation, the table's columns), made from these by bo
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from corpusbench.corpus.lines import MAX_LINE_BYTES
+from corpusbench.errors import ParamError
 from corpusbench.params import param, spec_view
+
+if TYPE_CHECKING:
+    from corpusbench.generators.cac.pipeline import CacConfig
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -60,3 +65,30 @@ class CacParams:
 
 #: What a release spec's cac ``params`` may say (every field above), generated.
 CacSpec = spec_view(CacParams)
+
+
+def _codes(name: str, value: str) -> tuple[str, ...]:
+    codes = tuple(c.strip() for c in str(value).split(",") if c.strip())
+    if not codes:
+        raise ParamError(name, ": give at least one speaker code")
+    return codes
+
+
+def run_config(p: Any) -> CacConfig:
+    """The resolved input of one run from :class:`CacParams` or a :data:`CacSpec` (the one place both
+    ``cac build`` and the release make it); a bad value raises :class:`~corpusbench.errors.ParamError`."""
+    from corpusbench.corpus.chat import SpeakerRoles, TableColumns
+    from corpusbench.generators.cac.pipeline import CacConfig
+    from corpusbench.generators.cac.records import ADULT_TPR_BASELINE, Alternation
+
+    return CacConfig(
+        roles=SpeakerRoles(child=_codes("child", p.child), caretakers=_codes("caretakers", p.caretakers)),
+        alternation=Alternation.parse(p.alternatives, finder=p.finder),
+        context_utterances=p.context_utterances,
+        dyads=p.dyads,
+        split_sessions=p.split_sessions,
+        baseline=ADULT_TPR_BASELINE if p.baseline is None else p.baseline,
+        alpha=p.alpha,
+        table=TableColumns(session=p.session_col, speaker=p.speaker_col, text=p.text_col, order=p.order_col),
+        max_line_bytes=p.max_line_bytes,
+    )

@@ -47,10 +47,6 @@ LIMITATIONS = (
 HUMAN_STATS_FILE = "human_stats.json"
 
 
-def _codes(value: str) -> tuple[str, ...]:
-    return tuple(c.strip() for c in str(value).split(",") if c.strip())
-
-
 def _clean(obj: Any) -> Any:
     """NaN -> None, so the JSON file is strict JSON."""
     if isinstance(obj, float) and math.isnan(obj):
@@ -98,11 +94,9 @@ def stats_markdown(
 def build_configs(ctx: GeneratorContext) -> list[ReleaseConfig]:
     import pandas as pd
 
-    from corpusbench.corpus.chat import SpeakerRoles, TableColumns
     from corpusbench.generators.cac.io import load_sites
-    from corpusbench.generators.cac.params import CacSpec
-    from corpusbench.generators.cac.pipeline import CacConfig, run_cac
-    from corpusbench.generators.cac.records import ADULT_TPR_BASELINE, Alternation
+    from corpusbench.generators.cac.params import CacSpec, run_config
+    from corpusbench.generators.cac.pipeline import run_cac
     from corpusbench.generators.cac.table import sites_table
 
     where = f"families.{ctx.generator.id}.params"
@@ -110,19 +104,7 @@ def build_configs(ctx: GeneratorContext) -> list[ReleaseConfig]:
     if ctx.corpus is None:
         raise ConfigError(f"families.{ctx.generator.id}.corpus: name the dialogue corpus (CHAT files)")
     try:
-        config = CacConfig(
-            roles=SpeakerRoles(child=_codes(p.child), caretakers=_codes(p.caretakers)),
-            alternation=Alternation.parse(p.alternatives, finder=p.finder),
-            context_utterances=p.context_utterances,
-            dyads=p.dyads,
-            split_sessions=p.split_sessions,
-            baseline=ADULT_TPR_BASELINE if p.baseline is None else p.baseline,
-            alpha=p.alpha,
-            table=TableColumns(
-                session=p.session_col, speaker=p.speaker_col, text=p.text_col, order=p.order_col
-            ),
-            max_line_bytes=p.max_line_bytes,
-        )
+        config = run_config(p)
     except ConfigError as e:
         raise ConfigError(f"{where}: {e}") from None
     name = p.config_name or "cac-" + "-".join(config.alternation.labels)

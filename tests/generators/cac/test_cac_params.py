@@ -53,3 +53,15 @@ def test_the_spec_keys_are_the_options_and_config_name() -> None:
     assert spec == {f.name: f.default for f, _ in declared(CacParams)}
     assert [f.name for f, _ in declared(CacParams) if not f.metadata["cli"]] == ["config_name"]
     assert CacSpec().dyads == "auto" and CacSpec().baseline is None  # None: the adult baseline
+
+
+def test_run_config_is_made_in_one_place_and_names_a_bad_parameter():
+    import pytest
+
+    from corpusbench.errors import ParamError
+    from corpusbench.generators.cac.params import CacParams, CacSpec, run_config
+
+    assert run_config(CacParams()) == run_config(CacSpec())  # cac build and the release make the same run
+    with pytest.raises(ParamError) as got:
+        run_config(CacParams(child=" , "))
+    assert got.value.param == "child"
