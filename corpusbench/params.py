@@ -18,8 +18,8 @@ required keys are checked by it when the spec loads); :func:`cli_params` adds on
 field (``--kebab-case`` unless ``option`` says otherwise) and hands the command one params object;
 :func:`markdown_table` writes the spec keys' table of docs/release-spec.md. Declared this way: frames
 (``generators/frames/records.py``), FIT-CLAMS (``generators/fitclams/params.py``, its ``selection`` a
-nested ``SelectionConfig``) and CAC (``generators/cac/params.py``); LT-Swap still declares its options
-and its params apart (``tests/test_family_params.py`` keeps them in step).
+nested ``SelectionConfig``), CAC (``generators/cac/params.py``) and LT-Swap
+(``generators/ltswap/params.py``; its spec view checks values with ``spec_view(..., check=)``).
 """
 
 from __future__ import annotations
@@ -46,20 +46,23 @@ def param(
     required: bool = False,
     cli_required: bool = False,
     cli_type: Any = MISSING,
+    cli_default: Any = MISSING,
     from_cli: Callable[[Any], Any] | None = None,
     nested: bool = False,
     doc_default: str | None = None,
     default_factory: Any = MISSING,
 ) -> Any:
     """A params field: its ``help`` (option help, spec docs), its ``option`` (default ``--kebab-case``;
-    ``--x/--no-x`` for a flag pair), whether it is a release-spec key (``spec``) and a command option
-    (``cli``); ``required``: the spec must give it, ``cli_required``: the command line must (the dataclass
-    default serves the other side and the library). ``cli_type``: the option's type where the command line
-    spells the value otherwise (``"a,b"`` for a list), ``from_cli`` turns a given option value into the
-    field's (not called on None). ``nested``: the field is a params dataclass of its own (default
-    ``default_factory``): its CLI fields are options of the command, and the spec key is a mapping of its
-    fields (checked against it by ``ParamsSchema.nested``). ``doc_default``: the spec default in words, for
-    the docs, where the dataclass default (None) stands for one (``the corpus's language``)."""
+    ``--x/--no-x`` for a flag pair; on a ``cli=False`` field: the command's own option of that value),
+    whether it is a release-spec key (``spec``) and a command option (``cli``); ``required``: the spec must
+    give it, ``cli_required``: the command line must (the dataclass default serves the other side and the
+    library). ``cli_type``: the option's type where the command line spells the value otherwise (``"a,b"``
+    for a list); ``cli_default``: the option's default where it is not the field's (``None``: not given,
+    the field's default applies; ``"200"``: as the option spells it); ``from_cli`` turns a given option
+    value into the field's (not called on None). ``nested``: the field is a params dataclass of its own
+    (default ``default_factory``): its CLI fields are options of the command, and the spec key is a mapping
+    of its fields (checked against it by ``ParamsSchema.nested``). ``doc_default``: the spec default in
+    words, for the docs, where the dataclass default (None) stands for one (``the corpus's language``)."""
     meta = {
         "help": help,
         "option": option,
@@ -68,6 +71,7 @@ def param(
         "required": required,
         "cli_required": cli_required,
         "cli_type": cli_type,
+        "cli_default": cli_default,
         "from_cli": from_cli,
         "nested": nested,
         "doc_default": doc_default,
@@ -107,9 +111,10 @@ def cli_fields(cls: type) -> list[tuple[dataclasses.Field[Any], Any, dataclasses
     return out
 
 
-def spec_view(cls: type, name: str | None = None) -> type:
+def spec_view(cls: type, name: str | None = None, *, check: Callable[[Any], None] | None = None) -> type:
     """The dataclass of ``cls``'s spec keys (frozen, keyword-only), named ``name`` (default
-    ``<cls>Spec``) in ``cls``'s module; a required key has no default."""
+    ``<cls>Spec``) in ``cls``'s module; a required key has no default. ``check(view)`` runs when one is
+    made (the spec's value checks, when the spec loads: ``ParamError`` named by the key)."""
     fields: list[tuple[str, Any, Any]] = []
     for f, hint in declared(cls):
         if not f.metadata["spec"]:
@@ -127,7 +132,10 @@ def spec_view(cls: type, name: str | None = None) -> type:
         else:
             fields.append((f.name, hint, dataclasses.field(default=f.default, metadata=f.metadata)))
     view_name = name or cls.__name__.removesuffix("Params") + "Spec"
-    view = dataclasses.make_dataclass(view_name, fields, frozen=True, slots=True, kw_only=True)
+    namespace = {} if check is None else {"__post_init__": lambda self: check(self)}
+    view = dataclasses.make_dataclass(
+        view_name, fields, frozen=True, slots=True, kw_only=True, namespace=namespace
+    )
     view.__module__ = cls.__module__  # "module:Name" targets and pickling find it where it is assigned
     view.declared_by = cls  # type: ignore[attr-defined]  # the one declaration (its CLI-only fields too)
     view.__doc__ = f"The release-spec params of :class:`{cls.__name__}` (generated by corpusbench.params)."
@@ -140,13 +148,15 @@ def _not_none(hint: Any) -> Any:
 
 
 def cli_params(cls: type, *, name: str = "params") -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """Decorate a typer command ``f(..., params: cls)``: the command gets one option per CLI field of
-    ``cls`` (after its own parameters; a nested field's CLI fields in its place) and ``f`` gets
-    ``params=cls(**those options)``."""
+    """Decorate a typer command ``f(..., params: cls, ...)``: the command gets one option per CLI field of
+    ``cls`` (where ``params`` stands among its own parameters; a nested field's CLI fields in its place)
+    and ``f`` gets ``params=cls(**those options)``."""
     cli = cli_fields(cls)
 
     def decorate(f: Callable[..., Any]) -> Callable[..., Any]:
-        own = [p for p in inspect.signature(f, eval_str=True).parameters.values() if p.name != name]
+        sig = list(inspect.signature(f, eval_str=True).parameters.values())
+        at = next((i for i, p in enumerate(sig) if p.name == name), len(sig))
+        own = [p for p in sig if p.name != name]
         taken = {p.name for p in own}
         names = [fld.name for fld, _, _ in cli]
         if clash := (taken & set(names)) | {n for n in names if names.count(n) > 1}:
@@ -173,6 +183,9 @@ def cli_params(cls: type, *, name: str = "params") -> Callable[[Callable[..., An
                 value = kwargs.pop(fld.name)
                 if value is not None and fld.metadata.get("from_cli") is not None:
                     value = fld.metadata["from_cli"](value)
+                if value is None and fld.metadata.get("cli_default", MISSING) is None:
+                    continue  # not given: the field's default
+
                 if outer is None:
                     values[fld.name] = value
                 else:
@@ -182,7 +195,8 @@ def cli_params(cls: type, *, name: str = "params") -> Callable[[Callable[..., An
                 values[key] = _not_none(hints[key])(**given)
             return f(*args, **kwargs, **{name: cls(**values)})
 
-        params = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in own] + generated
+        kw = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in own]
+        params = kw[:at] + generated + kw[at:]
         command.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
         command.__annotations__ = {p.name: p.annotation for p in params}
         del command.__wrapped__  # typer reads __signature__, not the wrapped function's
@@ -194,6 +208,8 @@ def cli_params(cls: type, *, name: str = "params") -> Callable[[Callable[..., An
 def _cli_default(fld: dataclasses.Field[Any]) -> Any:
     if fld.metadata.get("cli_required"):
         return ...
+    if fld.metadata.get("cli_default", MISSING) is not MISSING:
+        return fld.metadata["cli_default"]
     return fld.default if fld.default_factory is MISSING else fld.default_factory()
 
 
@@ -230,7 +246,8 @@ def _row(f: dataclasses.Field[Any]) -> str:
         default = "`{}`" if meta.get("nested") else f"`{_yaml(f.default_factory())}`"
     else:
         default = "none" if f.default is None else f"`{_yaml(f.default)}`"
-    option = " / ".join(f"`{o}`" for o in option_name(f).split("/")) if meta["cli"] else "none"
+    shown = meta["cli"] or meta.get("option")  # cli=False with an option: the command declares it
+    option = " / ".join(f"`{o}`" for o in option_name(f).split("/")) if shown else "none"
     if meta.get("nested"):
         option = "one option per key (below)" if meta["cli"] else "none"
     cells = [f"`{f.name}`", default, " ".join(meta["help"].split()), option]

@@ -39,33 +39,20 @@ class Known:
 
 KNOWN: dict[str, Known] = {
     "ltswap": Known(
-        renamed={
-            "check_pos": "--pos-check",  # the flag pair --pos-check/--no-pos-check
-            "filter_threshold": "--threshold",
-            "base_url": "--llm-base-url",  # the shared --llm-* options (corpusbench.llm.options)
-        },
-        spec_only={
-            "agreement_temperature": "no option yet: the AgreementSwap sampling temperature (gap)",
-            "nonce": "only `ltswap judge --nonce` has it; the build's judge uses the default (gap)",
-            "config_prefix": "names the release configs; `ltswap build` writes files, not configs",
-            "prefix_variants": "the release's -prefix configs; `ltswap build` writes no configs",
-            "reuse_run": "an earlier `ltswap build --out` folder the release reuses",
-        },
         cli_only={
             "CORPUS": SPEC_CORPUS,
             "--out": OUT,
             "--llm-cache": "the release caches the LLM answers under its work dir",
             "--workers": "the release computes stats with one worker",
-            "--plan": "prints an estimate of the run and runs nothing",
             "--llm-backend": LLM_BLOCK,
             "--llm-model": LLM_BLOCK,
             "--llm-api-key": "a secret: never in a spec; the release reads OPENAI_API_KEY",
             "--trust-remote-code": "runs a model folder's own code: asked for on the command line only",
         },
     ),
-    # fitclams, cac and frames declare their params once (corpusbench.params): whether each is an option,
-    # a spec key or both, and its option's spelling, is said by the declaration's fields (known_() reads
-    # them); only the commands' run arguments are here
+    # ltswap, fitclams, cac and frames declare their params once (corpusbench.params): whether each is
+    # an option, a spec key or both, and its option's spelling, is said by the declaration's fields
+    # (known_() reads them); only the commands' run arguments are here
     "fitclams": Known(
         cli_only={
             "--corpus": "NAME=PATH: the spec names its corpora (`corpora`, keys of the spec's corpora)",
@@ -121,7 +108,10 @@ def known_(name: str) -> Known:
                 if "--" + g.name.replace("_", "-") != long_option(g):
                     renamed[f"{f.name}.{g.name}"] = long_option(g)
             continue
-        if meta["spec"] and not meta["cli"]:
+        if meta["spec"] and not meta["cli"] and meta.get("option"):  # the command's own option
+            if "--" + f.name.replace("_", "-") != long_option(f):
+                renamed[f.name] = long_option(f)
+        elif meta["spec"] and not meta["cli"]:
             spec_only[f.name] = meta["help"]
         elif meta["cli"] and not meta["spec"]:
             cli_only[long_option(f)] = meta["help"]
@@ -314,10 +304,10 @@ def test_the_cac_release_reads_a_dialogue_tables_columns(
 
 
 # docs/release-spec.md's params tables of the families declared with corpusbench.params, generated from
-# the declarations (markdown_table); LT-Swap's table is written by hand until it is declared too.
+# the declarations (markdown_table).
 # `python tests/test_family_params.py` rewrites them.
 DOC = Path(__file__).resolve().parents[1] / "docs" / "release-spec.md"
-DOC_TABLES = ("fitclams", "frames", "cac")
+DOC_TABLES = ("ltswap", "fitclams", "frames", "cac")
 
 
 def _declaration(name: str) -> type:

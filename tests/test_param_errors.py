@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from corpusbench.errors import ConfigError, ParamError, option_names
+from corpusbench.generators.ltswap.params import LtswapSpec
 from corpusbench.generators.ltswap.pipeline import LtswapParams
-from corpusbench.publish.adapters.ltswap import AdapterParams
 from corpusbench.publish.plugins import parse_params
 
 
@@ -29,7 +29,7 @@ def test_a_release_spec_names_its_keys_never_an_option() -> None:
     assert str(per_cell.value).startswith(f"{where}.per_cell must be a whole number")
     for key, bad in (("llm_timeout", 0), ("llm_retries", -1)):
         with pytest.raises(ConfigError) as raised:
-            parse_params(AdapterParams, {key: bad}, where)
+            parse_params(LtswapSpec, {key: bad}, where)
         assert str(raised.value).startswith(f"{where}.{key} must"), raised.value
         assert "--" not in str(raised.value)
 

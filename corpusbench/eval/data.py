@@ -122,11 +122,11 @@ def run_folder(dataset: str) -> RunRelease | None:
         return None
     kind = run_kind(path) if path.is_dir() else ""
     if kind == "LT-Swap run":
-        from corpusbench.publish.adapters.ltswap import AdapterParams
+        from corpusbench.generators.ltswap.params import LtswapSpec
         from corpusbench.publish.adapters.ltswap import _configs as ltswap_configs
 
         meta = read_json(path / "manifest.json")
-        configs = ltswap_configs(_Context(), AdapterParams(), path, meta)  # type: ignore[arg-type]
+        configs = ltswap_configs(_Context(), LtswapSpec(), path, meta)  # type: ignore[arg-type]
         files = [path / f"{s}.parquet" for s in meta["parameters"]["subtasks"]]
     elif kind == "FIT-CLAMS output":
         configs, files = _fitclams_configs(path)

@@ -15,8 +15,8 @@ import typer
 from rich.table import Table
 
 from corpusbench.console import make_console
-from corpusbench.errors import ConfigError, option_names
-from corpusbench.generators.ltswap.prompting import DEFAULT_WRITER
+from corpusbench.errors import option_names
+from corpusbench.generators.ltswap.params import LtswapFamilyParams, run_params
 from corpusbench.llm.api import DEFAULT_BACKEND, DEFAULT_RETRIES, DEFAULT_TIMEOUT
 from corpusbench.llm.options import (
     LLMApiKey,
@@ -29,6 +29,7 @@ from corpusbench.llm.options import (
     MaxLLMFailures,
     TrustRemoteCode,
 )
+from corpusbench.params import cli_params
 
 if TYPE_CHECKING:
     from corpusbench.generators.ltswap.session import LLMOptions
@@ -50,28 +51,8 @@ THRESHOLD = typer.Option(
 )
 
 
-def _writer_help() -> str:
-    """``--writer-prompt``'s help: every writer prompt (prompting.WRITERS) with its template files."""
-    from corpusbench.generators.ltswap.prompting import WRITERS
-
-    def files(w) -> str:  # type: ignore[no-untyped-def]
-        names = [n.split("/")[-1] for n in (w.system, w.user) if n]
-        pair = " + ".join(n.split("/")[-1] for n in w.contrast or ())
-        contrast = f"; WordSwap per pair: {pair}" if pair else ""
-        return " + ".join(names) + (", with corpus sentences" if w.examples else "") + contrast
-
-    listed = ", ".join(
-        f"{v} ({files(w)}{'; default' if v == DEFAULT_WRITER else ''})" for v, w in WRITERS.items()
-    )
-    return f"Writer prompt, one of: {listed}; templates in corpusbench/prompts/ltswap/ (docs/ltswap.md)."
-
-
 def register(app: typer.Typer) -> None:
     app.add_typer(ltswap_app, name="ltswap")
-
-
-def _csv(value: str | None) -> tuple[str, ...] | None:
-    return tuple(v.strip() for v in value.split(",") if v.strip()) if value else None
 
 
 def _llm_options(
@@ -90,34 +71,6 @@ def _llm_options(
         )
 
 
-def parse_caps(text: str) -> int | dict[str, int]:
-    """``--max-per-bin``: "3" or "wordswap=3,inflswap=4,agrswap=1"."""
-    try:
-        if "=" not in text:
-            return int(text)
-        return {
-            k.strip(): int(v) for k, v in (part.split("=", 1) for part in text.split(",") if part.strip())
-        }
-    except ValueError:
-        raise ConfigError(
-            f"--max-per-bin {text!r}: expected a number or subtask=number pairs (wordswap=3,inflswap=4)"
-        ) from None
-
-
-def parse_per_cell(text: str | None) -> int | None:
-    """``--per-cell N``: a whole number of at least 1 (None: not given)."""
-    if text is None:
-        return None
-    try:
-        n = int(text)
-    except ValueError:
-        n = 0
-    if n < 1 or str(n) != text.strip():
-        raise ConfigError(f"--per-cell {text!r}: expected a whole number of at least 1 (e.g. --per-cell 10)")
-    return n
-
-
-@ltswap_app.command("build")
 def ltswap(
     corpus: str = typer.Argument(..., help="The corpus (anything `corpusbench stats` reads)."),
     out: Path = typer.Option(..., "--out", "-o", help="Output folder: <subtask>.parquet, funnel, manifest."),
@@ -128,89 +81,7 @@ def ltswap(
     model: LLMModel = None,
     base_url: LLMBaseUrl = None,
     cache: LLMCache = None,
-    max_per_bin: str = typer.Option(
-        "200",
-        "--max-per-bin",
-        help="Words per (bin, tag); inflection pairs per (bin, POS); agreement noun pairs per bin. "
-        "One number, or per subtask: wordswap=3,inflswap=4,agrswap=1.",
-    ),
-    per_cell: str | None = typer.Option(
-        None,
-        "--per-cell",
-        help="Kept quadruplets wanted per (subtask, bin) cell (AgreementSwap: also SHORT/LONG): draws more "
-        "in rounds for the cells still short; --max-per-bin is then the draw ceiling per group.",
-    ),
-    agreement_cells: str = typer.Option(
-        "length",
-        "--agreement-cells",
-        help="--per-cell's AgreementSwap cells: length (bin x SHORT/LONG) or bin (one per bin, all rules).",
-    ),
-    plan_only: bool = typer.Option(
-        False,
-        "--plan",
-        help="Estimate the run (requests, generated tokens, wall time, cells) from a pilot of a few dozen "
-        "writer and judge calls on this corpus's words (cached: the run reuses them); ranges, no run.",
-    ),
-    seed: int = typer.Option(0, "--seed", help="Seed of every sampling step."),
-    lang: str = typer.Option("en", "--lang", help="Corpus language: en (all subtasks), fr or de (WordSwap)."),
-    subtasks: str | None = typer.Option(
-        None, "--subtasks", help="Comma-separated: wordswap,inflswap,agrswap."
-    ),
-    rules: str | None = typer.Option(
-        None, "--rules", help="AgreementSwap rules: SVSHORT,SVLONG,ANAPHORSHORT,ANAPHORLONG,DET."
-    ),
-    pairs_per_word: int = typer.Option(1, "--pairs-per-word", help="WordSwap quadruplets per word at most."),
-    agreement_samples: int = typer.Option(2, "--agreement-samples", help="Samples per (noun pair, rule)."),
-    max_tokens: int = typer.Option(96, "--max-tokens", help="Generation budget per sentence."),
-    writer_prompt: str = typer.Option(
-        DEFAULT_WRITER,
-        "--writer-prompt",
-        help=_writer_help(),
-    ),
-    force_form: str = typer.Option(
-        "",
-        "--force-form",
-        help="Guided decoding for these subtasks (comma-separated; English; vLLM servers, another backend is "
-        "an error): wordswap/inflswap put each form in a frame per tag, agrswap opens both agreement "
-        "sentences with their noun. Measured: helps inflswap and agrswap, not wordswap.",
-    ),
-    frames: str = typer.Option(
-        "varied",
-        "--frames",
-        help="Where --force-form puts a form: varied (a seeded opening per form that only its tag fits; "
-        "InflectionSwap nouns after a number-marking determiner and a free adjective) or fixed (the "
-        "earlier short frame per tag).",
-    ),
-    rewrites: int = typer.Option(
-        0,
-        "--rewrites",
-        help="InflectionSwap: write a form's sentence again (sampled, a new seed) up to N times when it "
-        "failed the checks and its partner's passed; the first that passes completes the pair.",
-    ),
-    pos_check: bool = typer.Option(
-        True,
-        "--pos-check/--no-pos-check",
-        help="Tag generated sentences and drop targets used as another part of speech.",
-    ),
-    confirm: bool = typer.Option(
-        True,
-        "--confirm-inflections/--no-confirm-inflections",
-        help="Ask the LLM whether each inflection pair is one lemma before generating (paper: yes).",
-    ),
-    llm_filter: bool = typer.Option(
-        True,
-        "--llm-filter/--no-llm-filter",
-        help="Judge each quadruplet with 4 LLM prompts (paper: yes); off keeps all checked drafts unjudged.",
-    ),
-    filter_rule: str | None = FILTER_RULE,
-    threshold: float | None = THRESHOLD,
-    wordswap_threshold: float | None = typer.Option(
-        None,
-        "--wordswap-threshold",
-        help="WordSwap's own margin threshold (default: --threshold). On the labelled kept items, WordSwap "
-        "pairs are valid 57% at 0.1, 78% at 0.5, but 0.5 keeps 4 of 25 judged drafts (docs/ltswap.md).",
-    ),
-    batch_size: int = typer.Option(8, "--batch-size", help="transformers backend: prompts per batch."),
+    params: LtswapFamilyParams | None = None,
     workers: int = typer.Option(1, "--workers", "-w", help="Workers for the stats step."),
     llm_timeout: LLMTimeout = DEFAULT_TIMEOUT,
     llm_retries: LLMRetries = DEFAULT_RETRIES,
@@ -219,31 +90,14 @@ def ltswap(
     trust_remote_code: TrustRemoteCode = False,
 ) -> None:
     """Generate LT-Swap quadruplets for the rare words of CORPUS (paper §2, Appendices A, C, D)."""
-    from corpusbench.generators.ltswap.pipeline import LtswapParams, plan_ltswap, run_ltswap
+    from corpusbench.generators.ltswap.pipeline import plan_ltswap, run_ltswap
     from corpusbench.progress_llm import LLMProgress
 
+    assert params is not None  # cli_params builds it from the options
+    p = params
+    plan_only, lang, batch_size = p.plan, p.lang, p.batch_size
     with option_names():  # a bad value names its option (--per-cell)
-        params = LtswapParams(
-            lang=lang,
-            seed=seed,
-            max_per_bin=parse_caps(max_per_bin),
-            per_cell=parse_per_cell(per_cell),
-            agreement_cells=agreement_cells,
-            pairs_per_word=pairs_per_word,
-            agreement_samples=agreement_samples,
-            max_tokens=max_tokens,
-            writer_prompt=writer_prompt,
-            force_form=force_form,
-            frames=frames,
-            rewrites=rewrites,
-            check_pos=pos_check,
-            confirm_inflections=confirm,
-            llm_filter=llm_filter,
-            filter_threshold=threshold,
-            wordswap_threshold=wordswap_threshold,
-            **({"filter_rule": filter_rule} if filter_rule else {}),
-            **{k: v for k, v in (("subtasks", _csv(subtasks)), ("rules", _csv(rules))) if v},
-        )
+        params = run_params(p)
     from corpusbench.generators.ltswap.session import corpus_stats, open_run_llm
 
     options = _llm_options(llm_timeout, llm_retries, max_llm_failures, api_key, trust_remote_code)
@@ -276,6 +130,9 @@ def ltswap(
         _print_plan(priced, params, plan, served, cache or out / "llm-cache.sqlite")
         return
     _print(result, params)
+
+
+ltswap_app.command("build")(cli_params(LtswapFamilyParams)(ltswap))
 
 
 def _print_plan(priced, params, plan, model: str | None, cache: Path) -> None:  # type: ignore[no-untyped-def]

@@ -26,11 +26,8 @@ FAMILY = Family(
     rank=10,
     cli="corpusbench.generators.ltswap.cli:register",
     release="corpusbench.publish.adapters.ltswap:build_configs",
-    params=ParamsSchema(
-        types=(
-            "corpusbench.publish.adapters.ltswap:AdapterParams",
-            "corpusbench.generators.ltswap.pipeline:LtswapParams",
-        ),
+    params=ParamsSchema(  # generated from LtswapFamilyParams (generators/ltswap/params.py)
+        types=("corpusbench.generators.ltswap.params:LtswapSpec",),
         needs_corpus=True,
         needs_llm=True,
         from_spec=("lang", "seed"),

@@ -7,7 +7,9 @@ its LLM calls failed; the build log says which run it reuses, or which parameter
 quadruplet gives two minimal pairs (S1 vs S1*, S2 vs S2*). The ``-prefix`` configs (paper §4.4) put
 before each sentence the corpus sentence of the word it contains (``prefix_good``/``prefix_bad``,
 not scored). A subtask with no quadruplet is left out and named, with its drop reasons, in the
-other configs' limitations; if every subtask is empty the build fails with the reasons.
+other configs' limitations; if every subtask is empty the build fails with the reasons. The spec's
+``params`` are ``LtswapSpec``, generated from ``generators.ltswap.params.LtswapFamilyParams``, where each
+is declared once (with ``ltswap build``'s options).
 """
 
 from __future__ import annotations
@@ -16,16 +18,14 @@ import json
 import sys
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from corpusbench.corpus.bins import LTSWAP_N_BINS, ltswap_bin_label
-from corpusbench.errors import ConfigError, InputError, ParamError
+from corpusbench.errors import ConfigError, InputError
 from corpusbench.io import read_json
-from corpusbench.llm.api import DEFAULT_RETRIES, DEFAULT_TIMEOUT
 from corpusbench.publish.plugins import GeneratorContext, ReleaseConfig, parse_params
 
 NAMES = {"wordswap": "wordswap", "inflswap": "inflectionswap", "agrswap": "agreementswap"}
@@ -49,54 +49,13 @@ LIMITATIONS = (
     "Bins are frequencies in the source corpus: they are meaningful for models trained on that corpus.",
 )
 STAGE_ORDER = ("candidates", "confirmed", "generated", "parsed", "checked", "paired")
-OWN_KEYS = (
-    "base_url",
-    "batch_size",
-    "config_prefix",
-    "prefix_variants",
-    "stats",
-    "reuse_run",
-    "llm_timeout",
-    "llm_retries",
-    "max_llm_failures",
-)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class AdapterParams:
-    base_url: str | None = None  # vllm-server/openai: a running server (default: one started for the build)
-    batch_size: int = 8  # transformers backend
-    config_prefix: str = "ltswap-"
-    prefix_variants: bool = True
-    stats: str | None = None  # a stats folder (default: the corpus's ``stats``, else computed)
-    # a finished `corpusbench ltswap build` folder (e.g. the demo's out/demo/ltswap): used instead of a
-    # new run when its parameters, corpus fingerprint and model are this build's and no LLM call failed
-    reuse_run: str | None = None
-    llm_timeout: float = DEFAULT_TIMEOUT  # seconds per call to the LLM server (`ltswap build --llm-timeout`)
-    llm_retries: int = DEFAULT_RETRIES
-    max_llm_failures: int | float | str = 0  # failed calls allowed: a count, a share (0.02) or "2%"
-
-    def __post_init__(self) -> None:
-        self.options()  # validates the three LLM settings
-
-    def options(self) -> Any:
-        """The run's ``session.LLMOptions``: timeout, retries and failure budget."""
-        from corpusbench.generators.ltswap.session import LLMOptions
-        from corpusbench.llm.records import FailureBudget
-
-        budget = FailureBudget.parse(self.max_llm_failures, "max_llm_failures")
-        try:
-            return LLMOptions(timeout=self.llm_timeout, retries=self.llm_retries, max_failures=budget)
-        except ParamError as e:  # timeout/retries: named by their spec keys (parse_params adds where)
-            raise ParamError(f"llm_{e.param}", e.problem) from None
 
 
 def build_configs(ctx: GeneratorContext) -> list[ReleaseConfig]:
-    from corpusbench.generators.ltswap.pipeline import LtswapParams
+    from corpusbench.generators.ltswap.params import LtswapSpec, run_params
 
     where = f"families.{ctx.generator.id}.params"
     raw = dict(ctx.generator.params)
-    own = parse_params(AdapterParams, {k: raw.pop(k) for k in OWN_KEYS if k in raw}, where)
     if ctx.corpus is None:
         raise ConfigError(f"families.{ctx.generator.id}.corpus: ltswap needs a corpus")
     if ctx.llm is None:
@@ -108,7 +67,8 @@ def build_configs(ctx: GeneratorContext) -> list[ReleaseConfig]:
     raw = {k: tuple(v) if isinstance(v, list) else v for k, v in raw.items()}
     raw.setdefault("lang", ctx.corpus.language or ctx.spec.language[0])
     raw.setdefault("seed", ctx.seed)
-    params = parse_params(LtswapParams, raw, where)
+    own = parse_params(LtswapSpec, raw, where)  # checks the LLM settings and the run's parameters
+    params = run_params(own)
     run_dir = ctx.work_dir / "run"
     meta = _run(ctx, own, params, run_dir)
     return _configs(ctx, own, run_dir, meta)
@@ -152,8 +112,9 @@ def _show(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _run(ctx: GeneratorContext, own: AdapterParams, params: Any, run_dir: Path) -> dict[str, Any]:
+def _run(ctx: GeneratorContext, own: Any, params: Any, run_dir: Path) -> dict[str, Any]:
     """The LT-Swap run of this build: reused when nothing it depends on changed, else (re)run."""
+    from corpusbench.generators.ltswap import params as ltswap_params
     from corpusbench.generators.ltswap.pipeline import plan_ltswap, run_ltswap
     from corpusbench.generators.ltswap.session import corpus_stats, open_run_llm
     from corpusbench.llm.server import served_name
@@ -204,7 +165,7 @@ def _run(ctx: GeneratorContext, own: AdapterParams, params: Any, run_dir: Path) 
         log_dir=ctx.work_dir,
         batch_size=own.batch_size,
         say=ctx.log,
-        options=own.options(),
+        options=ltswap_params.llm_options(own),
     ) as llm:
         result = run_ltswap(stats, llm, params, run_dir, plan=plan)
     return result.manifest
@@ -375,9 +336,7 @@ def _judge(meta: dict[str, Any]) -> dict[str, Any]:
     return {"llm_filter": True, **judge, "figures": judge_figures(meta["llm"].get("model"), judge)}
 
 
-def _configs(
-    ctx: GeneratorContext, own: AdapterParams, run_dir: Path, meta: dict[str, Any]
-) -> list[ReleaseConfig]:
+def _configs(ctx: GeneratorContext, own: Any, run_dir: Path, meta: dict[str, Any]) -> list[ReleaseConfig]:
     params = meta["parameters"]
     frames = {s: pd.read_parquet(run_dir / f"{s}.parquet") for s in params["subtasks"]}
     empty = [s for s, df in frames.items() if df.empty]

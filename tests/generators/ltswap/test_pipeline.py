@@ -236,8 +236,8 @@ def test_params_validation():
 def test_per_subtask_caps(slice_stats):
     """A cap per subtask samples each subtask as the single cap of that size would (same seeded draw)."""
     from corpusbench.generators.ltswap.candidates import build_candidates
-    from corpusbench.generators.ltswap.cli import parse_caps
     from corpusbench.generators.ltswap.lexicon import EnglishLexicon
+    from corpusbench.generators.ltswap.params import parse_caps
     from corpusbench.generators.ltswap.pipeline import sample_items
 
     cands, _ = build_candidates(slice_stats, EnglishLexicon(), None)
