@@ -87,23 +87,7 @@ def contrast_drafts(
             funnel.drop("wordswap", a.bin, "pair_overlap")
             continue
         funnel.add("wordswap", a.bin, "paired")
-        drafts.append(
-            Draft(
-                subtask="wordswap",
-                rule=a.pos,
-                bin=a.bin,
-                w1=a.form,
-                w2=b.form,
-                tag1=a.tag,
-                tag2=b.tag,
-                freq1=a.freq,
-                freq2=b.freq,
-                p1=oa.parsed,
-                p2=ob.parsed,
-                context1=a.contexts[0],
-                context2=b.contexts[0],
-            )
-        )
+        drafts.append(Draft.of_words(a, b, oa.parsed, ob.parsed))
     return drafts
 
 

@@ -39,6 +39,25 @@ class Draft:
     lemma: str = ""  # InflectionSwap/AgreementSwap: the pair's lemma (judging spreads a cell over lemmas)
 
     @classmethod
+    def of_words(cls, a: Candidate, b: Candidate, p1: Parsed, p2: Parsed) -> Draft:
+        """A WordSwap draft of two words of one (bin, POS) and their parsed sentences."""
+        return cls(
+            subtask="wordswap",
+            rule=a.pos,
+            bin=a.bin,
+            w1=a.form,
+            w2=b.form,
+            tag1=a.tag,
+            tag2=b.tag,
+            freq1=a.freq,
+            freq2=b.freq,
+            p1=p1,
+            p2=p2,
+            context1=a.contexts[0],
+            context2=b.contexts[0],
+        )
+
+    @classmethod
     def of_pair(cls, subtask: str, rule: str, p: InflectionPair, p1: Parsed, p2: Parsed) -> Draft:
         return cls(
             subtask=subtask,
@@ -605,23 +624,7 @@ def pair_words(
             ):
                 rejected += 1  # a word in the other sentence, or the same sentence frame twice
                 continue
-            drafts.append(
-                Draft(
-                    subtask="wordswap",
-                    rule=w1.pos,
-                    bin=w1.bin,
-                    w1=w1.form,
-                    w2=w2.form,
-                    tag1=w1.tag,
-                    tag2=w2.tag,
-                    freq1=w1.freq,
-                    freq2=w2.freq,
-                    p1=parsed[w1.form],
-                    p2=parsed[w2.form],
-                    context1=w1.contexts[0],
-                    context2=w2.contexts[0],
-                )
-            )
+            drafts.append(Draft.of_words(w1, w2, parsed[w1.form], parsed[w2.form]))
     return drafts, rejected
 
 
