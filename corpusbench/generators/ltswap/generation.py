@@ -398,6 +398,11 @@ def word_request(
     the exact form after its opening (``form_regex(form, tag, frames, seed, marked)``; ``marked``: the
     form is an InflectionSwap noun, whose number a determiner must mark), at most ``GUIDED_MAX_TOKENS``.
     ``partner``: the contrastive writer's (v6) other WordSwap word, which the sentence must not fit."""
+    meaning = None
+    if prompting.writer(writer).gloss and lang == "en" and partner is None:
+        from corpusbench.generators.ltswap.lexicon import gloss
+
+        meaning = gloss(form, tag)
     system, prompt = prompting.writer_turns(
         writer,
         word=form,
@@ -405,6 +410,7 @@ def word_request(
         lang=lang,
         examples=examples,
         partner=partner,
+        gloss=meaning,
     )
     rid = f"word:{form}/{tag}" + (f"~{partner}" if partner is not None else "")
     if force_form:
@@ -512,7 +518,14 @@ class PosChecker:
         self.tagger = make_tagger(DEFAULT_TAGGER[lang], lang)
 
     def check(self, items: Sequence[tuple[Parsed, str]]) -> list[bool]:
-        """For each (sentence, NOUN|VERB): the target's tag in context has that coarse POS."""
+        """For each (sentence, NOUN|VERB): the target's tag in context has that coarse POS (and, English,
+        the sentence has a finite verb)."""
+        return [not r for r in self.reasons(items)]
+
+    def reasons(self, items: Sequence[tuple[Parsed, str]]) -> list[str]:
+        """For each (sentence, NOUN|VERB): "" if it passes, else ``wrong_pos`` (the target's tag in
+        context has another coarse POS) or, English, ``no_finite_verb`` (a fragment: "Back then the
+        conductor of the train.", 3 of 3 such labelled good sentences invalid, #37)."""
         tagged = self.tagger.tag_texts([p.text for p, _ in items])
         out = []
         for (p, pos), sents in zip(items, tagged, strict=True):
@@ -524,8 +537,21 @@ class PosChecker:
                 )
             else:  # the tagger's coarse (universal) POS
                 ok = bool(toks) and toks[0][2] == pos
-            out.append(ok)
+            if not ok:
+                out.append("wrong_pos")
+            elif self.lang == "en" and not _has_finite_verb([tok[1] for s in sents for tok in s]):
+                out.append("no_finite_verb")
+            else:
+                out.append("")
         return out
+
+
+FINITE_PTB = frozenset({"VBD", "VBZ", "VBP", "MD"})
+
+
+def _has_finite_verb(tags: Sequence[str]) -> bool:
+    """A finite verb (past, present, modal), or a base verb first (an imperative)."""
+    return any(t in FINITE_PTB for t in tags) or (bool(tags) and tags[0] == "VB")
 
 
 def word_outcome(
@@ -556,15 +582,16 @@ def apply_pos_check(
     pos_of: Mapping[tuple[str, str], str],
     checker: PosChecker | None,
 ) -> dict[tuple[str, str], Outcome]:
-    """Demote checked sentences whose target is tagged with another part of speech."""
+    """Demote checked sentences whose target is tagged with another part of speech, or (English) that
+    have no finite verb."""
     if checker is None:
         return outcomes
     keys = [k for k, o in outcomes.items() if o.stage == "checked"]
-    oks = checker.check([(outcomes[k].parsed, pos_of[k]) for k in keys])  # type: ignore[misc]
+    reasons = checker.reasons([(outcomes[k].parsed, pos_of[k]) for k in keys])  # type: ignore[misc]
     out = dict(outcomes)
-    for k, ok in zip(keys, oks, strict=True):
-        if not ok:
-            out[k] = Outcome("parsed", "wrong_pos")
+    for k, reason in zip(keys, reasons, strict=True):
+        if reason:
+            out[k] = Outcome("parsed", reason)
     return out
 
 

@@ -52,6 +52,7 @@ class WriterPrompt:
     # the contrastive writer (v6): WordSwap sentences are written per pair, naming the partner word that
     # must not fit (system turn, user turn); None: one sentence per word, paired after the checks
     contrast: tuple[str, str] | None = None
+    gloss: bool = False  # the user turn gives the word's meaning (English: WordNet's first sense; v7)
 
 
 WORD_V3_SYSTEM = "ltswap/word_sentence_system.v3"
@@ -60,6 +61,8 @@ WORD_V4_SYSTEM = "ltswap/word_sentence_system.v4"
 WORD_V5_SYSTEM = "ltswap/word_sentence_system.v5"
 WORD_V6_CONTRAST_SYSTEM = "ltswap/word_sentence_contrast_system.v6"
 WORD_V6_CONTRAST = "ltswap/word_sentence_contrast.v6"
+WORD_V7_SYSTEM = "ltswap/word_sentence_system.v7"
+WORD_V7 = "ltswap/word_sentence.v7"
 WRITERS = {
     # v2: everything in one user turn (the model's own default system prompt goes before it)
     "v2": WriterPrompt(None, WORD, WORD_LANG),
@@ -75,6 +78,9 @@ WRITERS = {
     "v6": WriterPrompt(
         WORD_V5_SYSTEM, WORD_V3, WORD_V3, examples=True, contrast=(WORD_V6_CONTRAST_SYSTEM, WORD_V6_CONTRAST)
     ),
+    # v7 (#37): v5 with the word's meaning in the user turn (English; a word WordNet lacks gets v5's turn),
+    # against good sentences that use a rare word in a sense it does not have
+    "v7": WriterPrompt(WORD_V7_SYSTEM, WORD_V7, WORD_V3, examples=True, gloss=True),
 }
 DEFAULT_WRITER = "v3"
 ALL = (
@@ -89,6 +95,8 @@ ALL = (
     WORD_V5_SYSTEM,
     WORD_V6_CONTRAST_SYSTEM,
     WORD_V6_CONTRAST,
+    WORD_V7_SYSTEM,
+    WORD_V7,
 )
 
 POS_DESCRIPTIONS = {
@@ -125,10 +133,12 @@ def writer_turns(
     lang: str,
     examples: tuple[str, ...] = (),
     partner: str | None = None,
+    gloss: str | None = None,
 ) -> tuple[str | None, str]:
     """(system turn or None, user turn) asking writer prompt ``name`` for a sentence with ``word``;
     ``examples``: the corpus sentences of a writer that shows some (v4); ``partner``: the contrastive
-    writer's (v6) other WordSwap word, which the sentence must not fit."""
+    writer's (v6) other WordSwap word, which the sentence must not fit; ``gloss``: the word's meaning,
+    for a writer that gives it (v7; English only)."""
     w = writer(name)
     language = LANGUAGE_NAMES[lang]
     if partner is not None:
@@ -144,8 +154,11 @@ def writer_turns(
             return None, render(w.user, word=word, pos_desc=pos_desc)
         return None, render(w.user_lang, word=word, pos_desc=pos_desc, language=language)
     extra = {"examples": examples} if w.examples else {}
+    if lang != "en":
+        return render(w.system, language=language, **extra), render(w.user_lang, word=word, pos_desc=pos_desc)
+    meaning = {"gloss": gloss} if w.gloss else {}
     return render(w.system, language=language, **extra), render(
-        w.user if lang == "en" else w.user_lang, word=word, pos_desc=pos_desc
+        w.user, word=word, pos_desc=pos_desc, **meaning
     )
 
 
