@@ -133,11 +133,13 @@ def _run(ctx: GeneratorContext, own: Any, params: Any, run_dir: Path) -> dict[st
         ctx.log(msg)
         print(msg, file=sys.stderr)
 
+    # a finished ``reuse_run`` comes first: after `ltswap build` made it again (new code, same params),
+    # this build's earlier copy of the old run would otherwise win
     old, why = why_not(run_dir)
-    if why is None:
+    if why is None and not (own.reuse_run and why_not(ctx.resolve_path(own.reuse_run))[1] is None):
         say(f"ltswap: reusing {run_dir} (this build's earlier run)")
         return old  # type: ignore[return-value]
-    if old is not None:
+    if old is not None and why is not None:
         say(f"ltswap: not reusing {run_dir} (this build's earlier run): {why}")
     if own.reuse_run:
         src = ctx.resolve_path(own.reuse_run)
