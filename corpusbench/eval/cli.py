@@ -27,7 +27,7 @@ eval_app = typer.Typer(help=EVAL_HELP, no_args_is_help=True)
 
 
 def register(app: typer.Typer) -> None:
-    from corpusbench.generators.frames.cli import eval_clusters_cmd
+    from corpusbench.families.frames.cli import eval_clusters_cmd
 
     eval_app.command("clusters", help="Score word clusterings by substitutable precision/recall (frames).")(
         eval_clusters_cmd

@@ -12,7 +12,7 @@ configs. Everything is validated before any model is loaded.
 A generator's own output folder is a dataset too (:func:`run_folder`): an LT-Swap run
 (``ltswap build --out``) or a FIT-CLAMS output (``fitclams build --out``) is read through its family's
 release adapter into the configs ``release build`` would make, and scored with the family's metrics
-(a CAC output folder goes to ``eval.cac_run``). A file inside such a folder is refused with one line
+(a CAC output folder goes to ``families.cac.score``). A file inside such a folder is refused with one line
 naming the folder to pass instead.
 """
 
@@ -122,8 +122,8 @@ def run_folder(dataset: str) -> RunRelease | None:
         return None
     kind = run_kind(path) if path.is_dir() else ""
     if kind == "LT-Swap run":
-        from corpusbench.generators.ltswap.params import LtswapSpec
-        from corpusbench.publish.adapters.ltswap import _configs as ltswap_configs
+        from corpusbench.families.ltswap.params import LtswapSpec
+        from corpusbench.families.ltswap.release import _configs as ltswap_configs
 
         meta = read_json(path / "manifest.json")
         configs = ltswap_configs(_Context(), LtswapSpec(), path, meta)  # type: ignore[arg-type]
@@ -154,7 +154,7 @@ def _fitclams_configs(path: Path) -> tuple[list[Any], list[Path]]:
     """The FIT-CLAMS adapter's configs of an output folder: its ``build_configs`` over the folder's own spec,
     which finds the output unchanged and reuses it (a stats folder changed or gone since: refused; the
     adapter then writes its new pairs in a temporary folder, never over this one)."""
-    from corpusbench.publish.adapters import fitclams as adapter
+    from corpusbench.families.fitclams import release as adapter
     from corpusbench.publish.plugins import GeneratorContext, ResolvedCorpus
     from corpusbench.publish.spec import FamilySpec
 

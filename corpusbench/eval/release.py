@@ -63,11 +63,6 @@ class ConfigEntry:
         return "pairs" if self.task in PAIR_TASKS else self.task
 
     @property
-    def ltswap_subtask(self) -> str | None:
-        subs = list(self.qualified("ltswap_rule"))
-        return subs[0] if subs else None
-
-    @property
     def is_prefix_variant(self) -> bool:
         return "prefix_good" in self.roles
 

@@ -47,7 +47,7 @@ def read_set(
 ) -> LabelSet:
     """Read a labelled validity file (``where`` names the spec field in errors): a missing file, a
     line that is not a labelled quadruplet, or a file with none is one ``InputError``."""
-    from corpusbench.generators.ltswap.validity import read_labels
+    from corpusbench.families.ltswap.validity import read_labels
 
     path = Path(path)
     if not path.is_file():
