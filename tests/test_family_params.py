@@ -18,7 +18,7 @@ import pytest
 import typer
 
 from corpusbench.cli import app
-from corpusbench.families import families, load
+from corpusbench.family import families, load
 
 NO_DEFAULT = object()
 OUT = "the build's folder: the release writes into its work dir"

@@ -2,11 +2,9 @@
 
 Everything comes from each run's ``results.json`` (``benchmarks`` block). 95% intervals are honest at
 small n (:data:`corpusbench.eval.metrics.INTERVAL`): Wilson for one proportion (a paradigm, a config, a
-bin), MOVER over the cells' Wilson limits for a score that averages cells (LT-Swap score, bins and
-subtasks; FIT-CLAMS score). LT-Swap Spearman (bin index vs per-bin score) is computed per model and
-averaged across models through Fisher z (Table 1); the spread ratio is (max − min across models in the
-series' lowest bin) / (max − min in its highest bin), for the score and per subtask (Table 2). FIT-CLAMS
-columns are per evaluation lexicon (Table 4). Ties are shown apart, with the tie-as-half scores.
+bin), MOVER over the cells' Wilson limits for a score that averages cells. Each family gives its columns,
+notes (statistics across the runs) and figures by hooks (``EvalKind.columns``, ``notes``, ``settings``,
+``figures``). Ties are shown apart, with the tie-as-half scores.
 """
 
 from __future__ import annotations
@@ -23,7 +21,7 @@ import numpy as np
 from corpusbench.eval.metrics import INTERVAL
 from corpusbench.eval.results import in_benchmark
 from corpusbench.eval.runs import Run, load_runs, prop_ci
-from corpusbench.families import Family, Metric, families, load
+from corpusbench.family import Family, Metric, families, load
 from corpusbench.io import atomic_dir
 
 
@@ -84,10 +82,8 @@ def by_bin(per_bin: Mapping[str, Any]) -> list[tuple[str, Any]]:
 
 
 def comparison_table(runs: Sequence[Run]) -> Table:
-    """Rows models; columns: each family's compare columns in family order (LT-Swap: score, subtasks,
-    categories, bins; FIT-CLAMS: score, paradigms and bins per evaluation lexicon, ΔP OLS R²; CAC: score
-    and model-side metrics; a family without a ``columns`` hook: its headline metric), then the other
-    pair configs; tie-as-half scores where a run has ties."""
+    """Rows models; columns: each family's compare columns in family order (its ``columns`` hook, else its
+    headline metric), then the other pair configs; tie-as-half scores where a run has ties."""
     cols: list[str] = []
     headline: list[str] = []
     rows: list[dict[str, Any]] = []
@@ -137,7 +133,7 @@ HEADLINE_MAX = 8  # columns of the headline when the runs have no benchmark scor
 
 
 def headline_columns(table: Table) -> list[str]:
-    """The families' headline columns (LT-Swap, FIT-CLAMS per lexicon, CAC, their tie-as-half scores...);
+    """The families' headline columns (each family's score, its tie-as-half score...);
     runs with none get their first ``HEADLINE_MAX`` columns (pair configs)."""
     bench = [c for c in table.columns if c in table.headline]
     return bench or table.columns[:HEADLINE_MAX]

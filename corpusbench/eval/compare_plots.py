@@ -1,11 +1,10 @@
-"""Figures of ``corpusbench compare``: accuracy vs frequency bin per model (LT-Swap Fig. 3 style,
-FIT-CLAMS noun/verb bins), ΔP vs log frequency (FIT-CLAMS §6) and CAC model-vs-human metrics.
+"""Figures of ``corpusbench compare``: the families' figures and what they share.
 
 Each family names its figures (``EvalKind.figures``); :func:`plot_all` draws those of the families the
 runs have. Every figure is titled and axis-labelled, shows n, draws 95% intervals (as the table: Wilson,
 MOVER for averaged scores), dodges models along x so markers and bars do not overlap, and keeps the
 legend outside the axes. Points with fewer than ``MIN_N`` pairs are drawn hollow; points with ties get a
-grey tick at the tie-as-half accuracy. FIT-CLAMS draws one line per run and evaluation lexicon.
+grey tick at the tie-as-half accuracy.
 """
 
 from __future__ import annotations
@@ -16,7 +15,7 @@ from typing import Any
 
 from corpusbench.eval.plots import Point, draw_lines
 from corpusbench.eval.runs import Run
-from corpusbench.families import families, load
+from corpusbench.family import families, load
 
 
 def model_lines(

@@ -18,7 +18,7 @@ import numpy as np
 
 from corpusbench.eval.metrics import cells_interval
 from corpusbench.eval.results import in_benchmark
-from corpusbench.families import families, load
+from corpusbench.family import families, load
 
 MIN_N = 10  # fewer pairs than this: drawn hollow (the interval says how little it shows)
 MARKERS = "osD^vP*X"

@@ -61,7 +61,7 @@ def cell_text(c: dict[str, Any]) -> str:
 def headline_lines(bench: dict[str, Any]) -> list[str]:
     """The console's lines of each ``benchmarks`` block: its family's ``console`` hook, else its headline
     metric (``score`` for a block of no registered family)."""
-    from corpusbench.families import families, load
+    from corpusbench.family import families, load
 
     lines = []
     for name, block in bench.items():
@@ -78,7 +78,7 @@ def headline_lines(bench: dict[str, Any]) -> list[str]:
 def in_benchmark(config: str, bench: Mapping[str, Any]) -> bool:
     """Whether a family's block of ``benchmarks`` holds this config (its ``covers`` hook, else its
     ``configs`` list); such configs are reported by their family, not one by one."""
-    from corpusbench.families import families, load
+    from corpusbench.family import families, load
 
     for family in families.with_eval():
         block = bench.get(family.name)

@@ -32,7 +32,7 @@ from corpusbench.eval.results import headline_lines as headline_lines  # re-expo
 from corpusbench.eval.scorers import open_scorer
 from corpusbench.eval.spec import EvalSpec, ProgressFactory, spec_dict
 from corpusbench.eval.timing import StageClock, timing_line
-from corpusbench.families import ScoreRun, TaskScores, families, load
+from corpusbench.family import ScoreRun, TaskScores, families, load
 from corpusbench.provenance import code_version
 
 log = logging.getLogger(__name__)

@@ -49,6 +49,6 @@ def prop_ci(cell: Mapping[str, Any]) -> list[float]:
 
 
 def mean_ci(cells: Mapping[str, Mapping[str, Any]]) -> list[float]:
-    """95% interval of the unweighted mean of several accuracy cells (FIT-CLAMS score over paradigms)."""
+    """95% interval of the unweighted mean of several accuracy cells (a score over paradigms)."""
     counts = {k: (c["n"], c["n_correct"]) for k, c in cells.items()}
     return cells_interval(counts, {k: 1 / len(counts) for k in counts})

@@ -1,7 +1,7 @@
 """The generator-plugin interface of a release: what a generator hands to ``release build``.
 
 A generator plugs in with one small adapter function, the ``release`` hook of its family
-(:class:`corpusbench.families.Family`, registered by an entry point; docs/extending.md)::
+(:class:`corpusbench.family.Family`, registered by an entry point; docs/extending.md)::
 
     def build_configs(ctx: GeneratorContext) -> list[ReleaseConfig]: ...
 
@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from corpusbench.errors import ConfigError, ParamError
-from corpusbench.families import Family, TaskKind, families, load
+from corpusbench.family import Family, TaskKind, families, load
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -93,7 +93,7 @@ class ReleaseConfig:
 
     ``funnel`` is the generator's ordered counters (``read``, ``dropped:<reason>``, ``kept``);
     ``bins`` maps a frequency-bin label to its row count; ``prompt_hashes`` maps a prompt template
-    name (``ltswap/filter_grammatical.v1``) to the sha256 of its text; ``model`` describes the LLM used.
+    name (``generic/yes_no.v1``) to the sha256 of its text; ``model`` describes the LLM used.
     ``roles`` tells the eval runner which column plays which part (``good``, ``bad``, ``id``, ``group``,
     ``bin``, ``good_start``...); the task's required columns are filled in by default.
     """
@@ -150,7 +150,7 @@ GeneratorFn = Callable[[GeneratorContext], Sequence[ReleaseConfig]]
 
 
 class Generators:
-    """Release adapters by generator name: those of the registered families (:mod:`corpusbench.families`).
+    """Release adapters by generator name: those of the registered families (:mod:`corpusbench.family`).
 
     ``register(name, fn)`` registers a family with only a release adapter (a quick plugin, a test).
     """

@@ -14,7 +14,7 @@ from typing import Any
 import jinja2
 import yaml
 
-from corpusbench.families import TaskKind, load
+from corpusbench.family import TaskKind, load
 from corpusbench.io import atomic_write, read_json, write_json, write_jsonl
 from corpusbench.publish import tables
 from corpusbench.publish.plugins import tasks

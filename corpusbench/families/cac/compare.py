@@ -11,7 +11,7 @@ import numpy as np
 
 from corpusbench.eval.plots import _plt, _save, legend_below
 from corpusbench.eval.runs import Run
-from corpusbench.families import Metric
+from corpusbench.family import Metric
 
 
 def cac_columns(cac: Mapping[str, Any]) -> list[Metric]:

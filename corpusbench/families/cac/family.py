@@ -6,12 +6,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from corpusbench.families import DemoLine, EvalKind, Family, ParamsSchema, TaskKind, number
 from corpusbench.families.cac.lm_eval import NOTE
+from corpusbench.family import DemoLine, EvalKind, Family, OutputFolder, ParamsSchema, TaskKind, number
 
 
 def _is_cac(m: dict[str, Any]) -> bool:
     return m.get("kind") == "cac" or str(m.get("schema", "")).startswith("cac.")
+
+
+def _is_cac_output(m: dict[str, Any]) -> bool:
+    return m.get("kind") == "cac"
 
 
 def _demo_line(m: dict[str, Any], _: Path) -> tuple[str, str]:
@@ -61,4 +65,5 @@ FAMILY = Family(
         )
     },
     demo=(DemoLine(file="manifest.json", recognises=_is_cac, line=_demo_line),),
+    output=OutputFolder(label="CAC output", recognises=_is_cac_output),  # scored by the ``folder`` hook
 )

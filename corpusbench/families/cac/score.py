@@ -30,7 +30,7 @@ import numpy as np
 from corpusbench.errors import ConfigError, InputError
 from corpusbench.eval.records import DeterminerChoice, DeterminerSite
 from corpusbench.eval.results import fmt
-from corpusbench.families import ScoreRun, TaskScores
+from corpusbench.family import ScoreRun, TaskScores
 from corpusbench.io import atomic_path, read_json
 from corpusbench.provenance import code_version
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from corpusbench.families import DemoLine, EvalKind, Family, Nested, ParamsSchema, number
+from corpusbench.family import DemoLine, EvalKind, Family, Nested, OutputFolder, ParamsSchema, number
 
 
 def _is_fitclams(m: dict[str, Any]) -> bool:
@@ -58,4 +58,9 @@ FAMILY = Family(
         "verb_count": "FIT-CLAMS: count of the critical verb form in corpus <qualifier>",
     },
     demo=(DemoLine(file="manifest.json", recognises=_is_fitclams, line=_demo_line),),
+    output=OutputFolder(
+        label="FIT-CLAMS output",
+        recognises=_is_fitclams,
+        configs="corpusbench.families.fitclams.release:output_configs",
+    ),
 )

@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import json
 import re
+import tempfile
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import pyarrow.parquet as pq
 
-from corpusbench.errors import ConfigError
+from corpusbench.errors import ConfigError, InputError
 from corpusbench.io import read_json
 from corpusbench.provenance import file_sha256
 from corpusbench.publish.plugins import GeneratorContext, ReleaseConfig, parse_params
@@ -173,3 +175,51 @@ def _tuples(value: Any) -> Any:
 
 def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9_-]+", "-", text.lower()).strip("-_")[:96]
+
+
+def output_configs(path: Path) -> tuple[list[ReleaseConfig], list[Path]]:
+    """The ``output`` hook: the configs of a ``fitclams build`` output folder, :func:`build_configs` over
+    the folder's own spec, which finds the output unchanged and reuses it (a stats folder changed or gone
+    since: refused; the adapter then writes its new pairs in a temporary folder, never over this one)."""
+    from corpusbench.publish.plugins import ResolvedCorpus
+    from corpusbench.publish.spec import FamilySpec
+
+    spec = read_json(path / "manifest.json")["spec"]
+    corpora = {
+        k: ResolvedCorpus(key=k, path=Path(p), stats=Path(p), language=spec["language"], fingerprint={})
+        for k, p in spec["corpora"]
+    }
+    gone = [str(p) for p in (c.stats for c in corpora.values()) if not (p / "counts.parquet").is_file()]
+    if gone:
+        raise InputError(
+            f"{path}: FIT-CLAMS output whose stats folder {gone[0]} is gone; rebuild it with "
+            "`fitclams build`, or score a release made from it (--dataset releases/build/NAME/VERSION)"
+        )
+    params = {
+        "corpora": list(corpora),
+        "language": spec["language"],
+        "paradigms": list(spec["paradigms"]),
+        "selection": spec["selection"],
+        "overrides": spec.get("overrides") or {},
+    }
+    with tempfile.TemporaryDirectory() as tmp:
+        (Path(tmp) / "output").symlink_to(path.resolve(), target_is_directory=True)
+        ctx = GeneratorContext(
+            spec=None,  # type: ignore[arg-type]  # not read: the params name the language
+            generator=FamilySpec(name="fitclams", params=params),
+            corpora=corpora,
+            corpus=None,
+            work_dir=Path(tmp),
+            seed=spec["selection"].get("seed", 0),
+            llm=None,
+            base_dir=path,
+        )
+        configs = build_configs(ctx)
+        if not (
+            Path(tmp) / "output"
+        ).is_symlink():  # the adapter did not find it unchanged: it made new pairs
+            raise InputError(
+                f"{path}: FIT-CLAMS output whose stats changed since it was built; rebuild it with "
+                "`fitclams build`, or score a release made from it (--dataset releases/build/NAME/VERSION)"
+            )
+    return configs, sorted((path / "pairs").rglob("*.parquet"))

@@ -44,7 +44,7 @@ from corpusbench.eval.records import MinimalPair, PairScore
 from corpusbench.eval.release import ConfigEntry
 from corpusbench.eval.results import cell_text, ci_text, fmt, tie_text
 from corpusbench.eval.runs import Run, mean_ci, prop_ci
-from corpusbench.families import Metric
+from corpusbench.family import Metric
 
 SIMPLE_AGREEMENT = "simple_agrmt"
 

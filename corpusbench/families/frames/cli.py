@@ -31,6 +31,13 @@ def register(app: typer.Typer) -> None:
     app.add_typer(frames_app, name="frames")
 
 
+def register_eval(eval_app: typer.Typer) -> None:
+    """Add ``corpusbench eval clusters`` to the ``eval`` group."""
+    eval_app.command("clusters", help="Score word clusterings by substitutable precision/recall (frames).")(
+        eval_clusters_cmd
+    )
+
+
 @frames_app.command("build")
 @cli_params(FramesParams)  # --lang, --min-frame-count: declared once, in FramesParams
 def build_cmd(

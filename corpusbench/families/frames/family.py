@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from corpusbench.families import DemoLine, Family, ParamsSchema, number
+from corpusbench.family import DemoLine, Family, ParamsSchema, number
 
 
 def _is_frames(m: dict[str, Any]) -> bool:
@@ -48,6 +48,7 @@ FAMILY = Family(
     title="frames",
     rank=40,
     cli="corpusbench.families.frames.cli:register",
+    eval_cli="corpusbench.families.frames.cli:register_eval",
     release="corpusbench.families.frames.release:build_configs",
     params=ParamsSchema(
         types=("corpusbench.families.frames.records:FramesSpec",),  # generated from FramesParams

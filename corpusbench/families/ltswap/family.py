@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from corpusbench.families import DemoLine, EvalKind, Family, ParamsSchema, number
+from corpusbench.family import DemoLine, EvalKind, Family, OutputFolder, ParamsSchema, number
 
 
 def _is_ltswap(m: dict[str, Any]) -> bool:
@@ -58,4 +58,10 @@ FAMILY = Family(
         "quadruplet": "LT-Swap quadruplet id (two pairs per quadruplet)",
     },
     demo=(DemoLine(file="manifest.json", recognises=_is_ltswap, line=_demo_line),),
+    labels="corpusbench.families.ltswap.validity:read_labels",
+    output=OutputFolder(
+        label="LT-Swap run",
+        recognises=_is_ltswap,
+        configs="corpusbench.families.ltswap.release:output_configs",
+    ),
 )

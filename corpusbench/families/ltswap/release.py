@@ -17,7 +17,8 @@ from __future__ import annotations
 import json
 import sys
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -422,3 +423,21 @@ def _configs(ctx: GeneratorContext, own: Any, run_dir: Path, meta: dict[str, Any
                 )
             )
     return configs
+
+
+@dataclass(frozen=True, slots=True)
+class _RunContext:
+    """What :func:`_configs` reads of a release build's ``GeneratorContext``, for a run folder."""
+
+    log: Callable[[str], None] = lambda _msg: None
+    llm: Any = None
+
+
+def output_configs(path: Path) -> tuple[list[ReleaseConfig], list[Path]]:
+    """The ``output`` hook: the configs of an ``ltswap build`` run folder, as ``release build`` makes them
+    with the default params, and the subtask files they were read from."""
+    from corpusbench.families.ltswap.params import LtswapSpec
+
+    meta = read_json(path / "manifest.json")
+    configs = _configs(_RunContext(), LtswapSpec(), path, meta)  # type: ignore[arg-type]
+    return configs, [path / f"{s}.parquet" for s in meta["parameters"]["subtasks"]]

@@ -46,7 +46,7 @@ from corpusbench.eval.records import MinimalPair, PairScore
 from corpusbench.eval.release import ConfigEntry
 from corpusbench.eval.results import ci_text, fmt, tie_text
 from corpusbench.eval.runs import Run
-from corpusbench.families import Metric
+from corpusbench.family import Metric
 
 SUBTASKS = ("wordswap", "inflectionswap", "agreementswap")
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from corpusbench.families import Family, ParamsSchema
+from corpusbench.family import Family, ParamsSchema
 
 FAMILY = Family(
     name="minimal-pairs",

@@ -13,7 +13,7 @@ import pandas as pd
 
 from corpusbench.errors import InputError
 from corpusbench.eval.metrics import accuracy_cell, cells_interval
-from corpusbench.families import EvalKind, Family, ParamsSchema
+from corpusbench.family import EvalKind, Family, ParamsSchema
 from corpusbench.publish.plugins import GeneratorContext, ReleaseConfig, parse_params
 from detagr.generator import DetAgrParams, make_pairs
 
