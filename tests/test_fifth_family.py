@@ -115,6 +115,7 @@ def test_eval_reports_its_headline_and_compare_shows_it(
     assert set(block["per_determiner"]) == {"this", "that", "these", "those"}
     assert 0.0 <= block["accuracy"] <= 1.0
     assert f"**DetAgr accuracy {block['accuracy']:.4f}**" in (run / "summary.md").read_text(encoding="utf-8")
+    assert (run / "detagr_by_determiner.png").is_file()  # its run figure (EvalKind.run_figures)
 
     done = _cli(site, "compare", str(run), "--out", str(tmp_path / "compare"))
     assert done.returncode == 0, done.stderr
