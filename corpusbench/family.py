@@ -129,7 +129,8 @@ class EvalKind:
     ``markdown`` / ``columns`` hooks, the block's ``headline`` key is shown under the family's title.
 
     A task that is not pairs (a determiner choice per site, say) brings its own scoring: ``score(entries,
-    run: ScoreRun) -> TaskScores`` scores the family's configs with the run's scorer, and ``refuses(scorer)``
+    run: ScoreRun) -> TaskScores`` scores the family's configs of that task with the run's scorer (its
+    block is merged into the family's block of pair configs, if it has one), and ``refuses(scorer)``
     says why a scorer cannot take them (they are then skipped). ``folder(spec, progress, clock)`` scores a
     folder of the family's own generator output given as the dataset (None: not such a folder).
     """
@@ -195,11 +196,12 @@ class Family:
     rank: int = 100
 
     def claims(self, task: str, roles: set[str], pair_tasks: tuple[str, ...]) -> bool:
-        """Whether a release config (its task, its role names) is this family's, for eval."""
+        """Whether a release config (its task, its role names) is this family's, for eval: its ``task`` (else
+        a pair task or one of the family's own ``tasks``) with its marker ``role``."""
         kind = self.eval
         if kind is None or (kind.role is None and kind.task is None):
             return False
-        task_ok = task == kind.task if kind.task else task in pair_tasks
+        task_ok = task == kind.task if kind.task else task in pair_tasks or task in self.tasks
         return task_ok and (kind.role is None or kind.role in roles)
 
 

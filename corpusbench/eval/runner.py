@@ -20,7 +20,7 @@ from corpusbench.errors import ConfigError, InputError
 from corpusbench.eval.data import PairSet, load_pairs, run_folder
 from corpusbench.eval.metrics import config_metrics
 from corpusbench.eval.records import MinimalPair, PairScore, Span
-from corpusbench.eval.release import ConfigEntry, Release, find_release
+from corpusbench.eval.release import PAIR_TASKS, ConfigEntry, Release, find_release
 from corpusbench.eval.results import (
     EvalReport,
     ci_text,
@@ -294,8 +294,8 @@ def run_eval(
     own_entries: list[ConfigEntry] = []  # configs scored by their family's ``score`` hook
     if release is not None:
         todo, skipped = plan_release(release, spec.configs)
-        own_entries = [c for c in todo if c.kind in own]
-        pair_names = [c.name for c in todo if c.kind not in own]
+        own_entries = [c for c in todo if c.kind in own and c.task not in PAIR_TASKS]
+        pair_names = [c.name for c in todo if c not in own_entries]
         if not pair_names and not own_entries:
             raise InputError(
                 f"{spec.dataset}: no config to score; skipped: "
@@ -395,7 +395,9 @@ def run_eval(
         scoring=spec.scoring,
         train_corpus=spec.train_corpus,
     )
-    results["benchmarks"] |= {name: s.block for name, s in own_scores.items() if s.block}
+    for name, s in own_scores.items():  # beside the family's block of pair configs, if it has one
+        if s.block:
+            results["benchmarks"][name] = {**results["benchmarks"].get(name, {}), **s.block}
     results["n_cut_to_window"] = n_cut
     frame = _scores_frame(pairs, scores)
     clock.add("metrics", time.perf_counter() - t_metrics)
