@@ -15,16 +15,16 @@ import json
 import time
 from pathlib import Path
 
-from corpusbench.eval.cac import choose_determiners
-from corpusbench.eval.cac_run import (
+from corpusbench.eval.release import find_release
+from corpusbench.eval.runner import EvalSpec, open_scorer
+from corpusbench.families.cac.lm import choose_determiners
+from corpusbench.families.cac.score import (
     determiner_sites_from_lines,
     label_probs,
     release_config_table,
     select_sites,
 )
-from corpusbench.eval.release import find_release
-from corpusbench.eval.runner import EvalSpec, open_scorer
-from corpusbench.generators.cac.table import table_sites
+from corpusbench.families.cac.table import table_sites
 
 
 def _p_the(sites, dets, alternation) -> dict[str, float]:
@@ -41,7 +41,7 @@ def main() -> None:
     ap.add_argument("--out", default="benchmarks/results/bench_cac_context.json")
     args = ap.parse_args()
 
-    from corpusbench.eval.cac_run import alternation_of
+    from corpusbench.families.cac.score import alternation_of
 
     release = find_release(args.release)
     table = release_config_table(release, args.config)

@@ -31,8 +31,8 @@ DEFAULT_MODEL = ROOT / "models" / "qwen2.5-coder-1.5b-instruct"
 
 
 def judge_requests(n_items: int, rule: str) -> list:
-    from corpusbench.generators.ltswap.calibration import CALIBRATION_SET, balanced_subset, read_items
-    from corpusbench.generators.ltswap.judging import FilterRule
+    from corpusbench.families.ltswap.calibration import CALIBRATION_SET, balanced_subset, read_items
+    from corpusbench.families.ltswap.judging import FilterRule
 
     items, labels = read_items(CALIBRATION_SET, labelled=True)
     items, _ = balanced_subset(items, labels, max(1, n_items // 6))

@@ -67,9 +67,9 @@ def anywhere_regex(form: str) -> str:
 
 def draw(stats_dir: Path, groups: int, pairs: int, seed: int):  # type: ignore[no-untyped-def]
     from corpusbench.corpus.store import CorpusStats
-    from corpusbench.generators.ltswap.candidates import build_candidates
-    from corpusbench.generators.ltswap.lexicon import EnglishLexicon
-    from corpusbench.generators.ltswap.pipeline import LtswapParams, sample_items
+    from corpusbench.families.ltswap.candidates import build_candidates
+    from corpusbench.families.ltswap.lexicon import EnglishLexicon
+    from corpusbench.families.ltswap.pipeline import LtswapParams, sample_items
 
     stats = CorpusStats.load(stats_dir)
     cands, _ = build_candidates(stats, EnglishLexicon())
@@ -98,7 +98,7 @@ def retry_request(req, reply: str, reason: str, form: str, pos: str):  # type: i
 
 
 def outcomes_of(keys, results, pos_of, stats, checker, guided=False):  # type: ignore[no-untyped-def]
-    from corpusbench.generators.ltswap.generation import apply_pos_check, word_outcome
+    from corpusbench.families.ltswap.generation import apply_pos_check, word_outcome
 
     return apply_pos_check(
         {k: word_outcome(results[k], k[0], stats.vocabulary, "en", guided=guided) for k in keys},
@@ -108,8 +108,8 @@ def outcomes_of(keys, results, pos_of, stats, checker, guided=False):  # type: i
 
 
 def drafts_of(words, infl, outcomes, raw):  # type: ignore[no-untyped-def]
-    from corpusbench.generators.ltswap.assembly import inflswap_drafts, wordswap_drafts
-    from corpusbench.generators.ltswap.funnel import Funnel
+    from corpusbench.families.ltswap.assembly import inflswap_drafts, wordswap_drafts
+    from corpusbench.families.ltswap.funnel import Funnel
 
     funnel, rejects = Funnel(), []
     ws = wordswap_drafts(words, outcomes, raw, 1, 0, "en", funnel, rejects)
@@ -134,13 +134,13 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     from dataclasses import replace
 
     from benchmarks.bench_llm_backends import open_backend
-    from corpusbench.generators.ltswap.assembly import drop_shortcuts
-    from corpusbench.generators.ltswap.filtering import draft_item, draft_key, pick_nonce
-    from corpusbench.generators.ltswap.funnel import Funnel
-    from corpusbench.generators.ltswap.generation import PosChecker, word_request
-    from corpusbench.generators.ltswap.item_audit import audit_items
-    from corpusbench.generators.ltswap.judging import FilterRule, judge_items
-    from corpusbench.generators.ltswap.pipeline import word_slots
+    from corpusbench.families.ltswap.assembly import drop_shortcuts
+    from corpusbench.families.ltswap.filtering import draft_item, draft_key, pick_nonce
+    from corpusbench.families.ltswap.funnel import Funnel
+    from corpusbench.families.ltswap.generation import PosChecker, word_request
+    from corpusbench.families.ltswap.item_audit import audit_items
+    from corpusbench.families.ltswap.judging import FilterRule, judge_items
+    from corpusbench.families.ltswap.pipeline import word_slots
     from corpusbench.llm.cache import CachedLLM
     from corpusbench.llm.hardware import default_dtype
 
@@ -161,8 +161,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     startup = time.perf_counter() - t0
     try:
         llm = CachedLLM(backend, args.cache)
-        from corpusbench.generators.ltswap.candidates import build_candidates
-        from corpusbench.generators.ltswap.generation import rewrite_request, writer_examples
+        from corpusbench.families.ltswap.candidates import build_candidates
+        from corpusbench.families.ltswap.generation import rewrite_request, writer_examples
 
         examples = writer_examples(build_candidates(stats)[0], args.seed)
         is_keys = {k for p in infl for k in ((p.form1, p.tag1), (p.form2, p.tag2))}

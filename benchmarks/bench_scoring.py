@@ -233,9 +233,9 @@ EVE = ROOT / "data" / "childes" / "eve.cha"
 def cac_sites(n: int) -> list[Any]:
     """The first ``n`` child/caretaker sites of the real Eve transcript, each with its whole left
     context (as ``corpusbench eval`` on a ``corpusbench cac`` folder builds them)."""
-    from corpusbench.eval.cac_run import determiner_sites, select_sites
-    from corpusbench.generators.cac.io import load_sites
-    from corpusbench.generators.cac.pipeline import CacConfig, run_cac
+    from corpusbench.families.cac.io import load_sites
+    from corpusbench.families.cac.pipeline import CacConfig, run_cac
+    from corpusbench.families.cac.score import determiner_sites, select_sites
 
     with tempfile.TemporaryDirectory() as tmp:
         cfg = CacConfig()
@@ -247,7 +247,7 @@ def cac_sites(n: int) -> list[Any]:
 @torch.no_grad()
 def cac_reference(model: Any, tok: Any, sites: list[Any]) -> list[float]:
     """Three complete strings per site, each its own forward, full log-softmax over every position."""
-    from corpusbench.eval.cac import merge_p_the
+    from corpusbench.families.cac.lm import merge_p_the
 
     out = []
     for s in sites:
@@ -265,8 +265,8 @@ def cac_reference(model: Any, tok: Any, sites: list[Any]) -> list[float]:
 def bench_cac(lm: Any, n_sites: int) -> dict[str, Any]:
     """Consecutive sites of one dialogue: the carried KV cache (``corpusbench eval``), the per-site
     shared context (previous method) and the reference (three full strings), chunks interleaved."""
-    from corpusbench.eval.cac import choose_causal
     from corpusbench.eval.causal import CausalScorer
+    from corpusbench.families.cac.lm import choose_causal
 
     sites = cac_sites(n_sites)
     scorer = CausalScorer(lm.model, lm.tokenizer, batch_tokens=2048)
@@ -306,8 +306,8 @@ def bench_cac_window(lm: Any, n_sites: int, window: int, step: int) -> dict[str,
     exactly to the window (the reference; the KV cache cannot carry over) vs ``--context-step``
     (cut ``step`` tokens deeper and keep the cut while it fits). The contexts differ, so the
     p(the) difference between the two is reported with the speed."""
-    from corpusbench.eval.cac import choose_causal
     from corpusbench.eval.causal import CausalScorer
+    from corpusbench.families.cac.lm import choose_causal
 
     sites = cac_sites(n_sites)
     scorer = CausalScorer(lm.model, lm.tokenizer, batch_tokens=2048)

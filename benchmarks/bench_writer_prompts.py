@@ -41,9 +41,9 @@ DEMO_CAPS = {"wordswap": 3, "inflswap": 5}
 def demo_words(stats_dir: Path, n: int, seed: int) -> tuple[list[tuple[str, str]], dict, Any]:
     """``n`` (form, tag) keys from the demo's draw, their POS, and the stats."""
     from corpusbench.corpus.store import CorpusStats
-    from corpusbench.generators.ltswap.candidates import build_candidates
-    from corpusbench.generators.ltswap.lexicon import EnglishLexicon
-    from corpusbench.generators.ltswap.pipeline import LtswapParams, sample_items, word_slots
+    from corpusbench.families.ltswap.candidates import build_candidates
+    from corpusbench.families.ltswap.lexicon import EnglishLexicon
+    from corpusbench.families.ltswap.pipeline import LtswapParams, sample_items, word_slots
 
     if not (stats_dir / "manifest.json").exists():  # `make demo` makes it; else count the embedded corpus
         from corpusbench.corpus.readers import CorpusSpec
@@ -76,7 +76,7 @@ def prefix_counters(base_url: str) -> tuple[float, float]:
 
 
 def run_variant(variant: str, keys, pos_of, stats, backend, max_tokens: int) -> dict[str, Any]:
-    from corpusbench.generators.ltswap.generation import (
+    from corpusbench.families.ltswap.generation import (
         PosChecker,
         apply_pos_check,
         word_outcome,

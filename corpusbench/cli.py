@@ -82,12 +82,12 @@ def _root(
 
 def _register_commands() -> None:
     """Each component registers its commands here, the benchmark families theirs through their
-    ``cli`` hook (:mod:`corpusbench.families`); imports are light, heavy ones happen inside commands."""
+    ``cli`` hook (:mod:`corpusbench.family`); imports are light, heavy ones happen inside commands."""
     from corpusbench import demo as demo_cli
     from corpusbench.baselines import cli as baselines_cli
     from corpusbench.corpus import cli as corpus_cli
     from corpusbench.eval import cli as eval_cli
-    from corpusbench.families import families, load
+    from corpusbench.family import families, load
     from corpusbench.llm import cli as llm_cli
     from corpusbench.publish import cli as publish_cli
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import typer
 
-from corpusbench.families import families, load, number
+from corpusbench.family import families, load, number
 
 # The demo's outputs in the order `make demo` makes them (mk/*.mk); anything else found under the
 # scanned folders is listed after them.
@@ -114,7 +114,7 @@ def _core_readers(file: str, doc: dict[str, Any]) -> Reader | None:
 
 def _recognise(folder: Path) -> tuple[Reader, dict[str, Any]] | None:
     """The reader for a demo output folder, from the file that says what it is: a registered family's
-    demo line (:class:`corpusbench.families.DemoLine`) for that file, else a core output."""
+    demo line (:class:`corpusbench.family.DemoLine`) for that file, else a core output."""
     for file in RECOGNISED_BY:
         doc = _read(folder / file)
         if doc is None:

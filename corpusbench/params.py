@@ -17,9 +17,9 @@ command-line spelling; the family's command options and its release-spec params 
 required keys are checked by it when the spec loads); :func:`cli_params` adds one typer option per CLI
 field (``--kebab-case`` unless ``option`` says otherwise) and hands the command one params object;
 :func:`markdown_table` writes the spec keys' table of docs/release-spec.md. Declared this way: frames
-(``generators/frames/records.py``), FIT-CLAMS (``generators/fitclams/params.py``, its ``selection`` a
-nested ``SelectionConfig``), CAC (``generators/cac/params.py``) and LT-Swap
-(``generators/ltswap/params.py``; its spec view checks values with ``spec_view(..., check=)``).
+(``families/frames/records.py``), FIT-CLAMS (``families/fitclams/params.py``, its ``selection`` a
+nested ``SelectionConfig``), CAC (``families/cac/params.py``) and LT-Swap
+(``families/ltswap/params.py``; its spec view checks values with ``spec_view(..., check=)``).
 """
 
 from __future__ import annotations

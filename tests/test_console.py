@@ -22,10 +22,10 @@ def test_columns_env_wins(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_ltswap_funnel_fits_80_columns(monkeypatch: pytest.MonkeyPatch) -> None:
-    from corpusbench.generators.ltswap import cli
-    from corpusbench.generators.ltswap.funnel import STAGES, Funnel
-    from corpusbench.generators.ltswap.pipeline import LtswapParams
-    from corpusbench.generators.ltswap.records import SUBTASKS
+    from corpusbench.families.ltswap import cli
+    from corpusbench.families.ltswap.funnel import STAGES, Funnel
+    from corpusbench.families.ltswap.pipeline import LtswapParams
+    from corpusbench.families.ltswap.records import SUBTASKS
 
     funnel = Funnel()
     for stage, n in zip(STAGES, (140, 140, 140, 82, 34, 6, 6), strict=True):

@@ -1,4 +1,4 @@
-"""The family registry (corpusbench.families): built-ins from entry points, in-process registration,
+"""The family registry (corpusbench.family): built-ins from entry points, in-process registration,
 which family claims a release config, and the demo summary asking the families."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import pytest
 from corpusbench import demo
 from corpusbench.errors import ConfigError
 from corpusbench.eval.release import ConfigEntry
-from corpusbench.families import DemoLine, EvalKind, Family, families, register
+from corpusbench.family import DemoLine, EvalKind, Family, families, register
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -42,7 +42,7 @@ def test_the_built_in_families_are_the_entry_points_of_pyproject() -> None:
     """In a fresh process (other test modules register their own generators in this one)."""
     declared = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["entry-points"]
     code = (
-        "import json; from corpusbench.families import families; "
+        "import json; from corpusbench.family import families; "
         "from corpusbench.publish.plugins import generators; "
         "print(json.dumps([families.names(), [f.name for f in families.all()], generators.names()]))"
     )

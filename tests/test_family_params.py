@@ -18,7 +18,7 @@ import pytest
 import typer
 
 from corpusbench.cli import app
-from corpusbench.families import families, load
+from corpusbench.family import families, load
 
 NO_DEFAULT = object()
 OUT = "the build's folder: the release writes into its work dir"
@@ -260,8 +260,8 @@ def test_the_cac_release_reads_a_dialogue_tables_columns(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The params closed from the CLI (``--session-col`` ...) reach the CAC run's config."""
-    from corpusbench.generators.cac import pipeline
-    from corpusbench.publish.adapters.cac import build_configs
+    from corpusbench.families.cac import pipeline
+    from corpusbench.families.cac.release import build_configs
     from corpusbench.publish.plugins import GeneratorContext, ResolvedCorpus
     from corpusbench.publish.spec import ReleaseSpec
 

@@ -86,9 +86,11 @@ def test_without_its_entry_point_the_family_is_unknown(tmp_path: Path, spec: Pat
 def test_release_build_makes_its_config(built: tuple[Path, Path]) -> None:
     _, release = built
     manifest = json.loads((release / "provenance.json").read_text(encoding="utf-8"))
-    (config,) = manifest["configs"]
+    config, choice = manifest["configs"]
     assert config["name"] == "detagr-toy" and config["generator"] == "detagr"
     assert config["rows"] == 20 and config["roles"]["det_number"] == "number"
+    assert choice["name"] == "detagr-toy-choice" and choice["task"] == "detagr_choice"  # its own task kind
+    assert choice["rows"] == 20
     assert (release / "data" / "detagr-toy" / "test-00000-of-00001.parquet").is_file()
 
 
@@ -115,6 +117,8 @@ def test_eval_reports_its_headline_and_compare_shows_it(
     assert set(block["per_determiner"]) == {"this", "that", "these", "those"}
     assert 0.0 <= block["accuracy"] <= 1.0
     assert f"**DetAgr accuracy {block['accuracy']:.4f}**" in (run / "summary.md").read_text(encoding="utf-8")
+    assert (run / "detagr_by_determiner.png").is_file()  # its run figure (EvalKind.run_figures)
+    assert block["choice"]["n"] == 20 and 0.0 <= block["choice"]["accuracy"] <= 1.0  # its score hook
 
     done = _cli(site, "compare", str(run), "--out", str(tmp_path / "compare"))
     assert done.returncode == 0, done.stderr

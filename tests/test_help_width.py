@@ -38,7 +38,7 @@ def test_writer_prompt_help_lists_every_writer_prompt():
     from typer.testing import CliRunner
 
     from corpusbench.cli import app
-    from corpusbench.generators.ltswap.prompting import WRITERS
+    from corpusbench.families.ltswap.prompting import WRITERS
 
     text = " ".join(
         CliRunner().invoke(app, ["ltswap", "build", "--help"], env={"COLUMNS": "400"}).output.split()

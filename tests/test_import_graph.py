@@ -1,16 +1,21 @@
-"""The package's import graph has no circles.
+"""The package's import graph has no circles and no upward arrows.
 
 Every module under ``corpusbench/`` is parsed with ``ast``; each ``import``/``from ... import`` of a
 ``corpusbench`` module is an edge, wherever it stands (module level, inside a function, under
-``TYPE_CHECKING``), so a lazy import that only hides a circle still fails here.
+``TYPE_CHECKING``), so a lazy import that only hides a circle still fails here. A family record
+(``corpusbench/families/<family>/family.py``) refers to its hooks by ``"module:attr"`` strings, loaded
+when first called: each such string is an edge too, as if it were imported.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "corpusbench"
+#: a hook target in a family record: ``"corpusbench.families.cac.score:cac_markdown"``
+TARGET = re.compile(r"(corpusbench(?:\.\w+)+):\w+")
 
 
 def _modules() -> dict[str, Path]:
@@ -31,13 +36,22 @@ def _resolve(name: str, modules: dict[str, Path]) -> str | None:
     return name or None
 
 
+def is_record(module: str) -> bool:
+    """A family record: ``corpusbench.families.<family>.family``."""
+    parts = module.split(".")
+    return len(parts) == 4 and parts[1] == "families" and parts[3] == "family"
+
+
 def _imports(module: str, path: Path, modules: dict[str, Path]) -> set[str]:
-    """Every corpusbench module that ``module`` imports."""
+    """Every corpusbench module that ``module`` imports (a family record: and its hooks' modules)."""
     is_package = path.name == "__init__.py"
     targets: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
         names: list[str] = []
-        if isinstance(node, ast.Import):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and is_record(module):
+            names = [m.group(1) for m in TARGET.finditer(node.value)]
+            assert all(n in modules for n in names), f"{module}: a hook names no module: {node.value}"
+        elif isinstance(node, ast.Import):
             names = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
@@ -141,16 +155,17 @@ def test_no_import_cycles() -> None:
 
 
 #: Package layers, lowest first: a module imports only from its own layer or a lower one, and a
-#: benchmark family (``generators.<family>``) never imports another family. The family registry
-#: (``families``) is in the core layer: every layer above asks it, it imports only ``errors``, and the
-#: families' hooks into ``publish`` and ``eval`` are ``"module:attr"`` strings, loaded when called.
+#: benchmark family (``families.<family>``) never imports another family. The family registry
+#: (``corpusbench.family``) is in the core layer: every layer above asks it and it imports only
+#: ``errors``; the families (``corpusbench.families.<family>.*``) sit above the publish/eval framework.
+FAMILIES = "families.*"
 LAYERS: tuple[tuple[str, ...], ...] = (
     (
         "",
         "assets",
         "console",
         "errors",
-        "families",
+        "family",
         "heuristics",  # surface rules for minimal pairs: LT-Swap's shortcut filter and the audit's baselines
         "imports",
         "intervals",
@@ -161,16 +176,18 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "provenance",
     ),
     ("corpus", "llm", "prompts"),
-    ("generators", "review"),  # review: human labels, read by the release card (publish.render)
+    ("review",),  # review: human labels, read by the release card (publish.render)
     ("publish",),
     ("eval",),
     ("baselines",),
+    (FAMILIES,),
     ("__main__", "cli", "demo"),
 )
 
 
 def layer_of(module: str) -> int:
-    part = module.split(".")[1] if "." in module else ""
+    parts = module.split(".")
+    part = FAMILIES if len(parts) > 1 and parts[1] == "families" else (parts[1] if len(parts) > 1 else "")
     for i, names in enumerate(LAYERS):
         if part in names:
             return i
@@ -179,7 +196,7 @@ def layer_of(module: str) -> int:
 
 def _family(module: str) -> str | None:
     parts = module.split(".")
-    return parts[2] if len(parts) > 3 and parts[1] == "generators" else None
+    return parts[2] if len(parts) > 2 and parts[1] == "families" else None
 
 
 def upward_imports(graph: dict[str, set[str]]) -> list[str]:
@@ -202,10 +219,16 @@ def test_upward_imports_are_found() -> None:
     assert upward_imports(graph) == [
         "corpusbench.eval.runner -> corpusbench.baselines.scoring (layer 4 imports layer 5)"
     ]
-    family = {"corpusbench.generators.cac.io": {"corpusbench.generators.frames.metrics"}}
-    assert upward_imports({**family, "corpusbench.generators.frames.metrics": set()}) == [
-        "corpusbench.generators.cac.io -> corpusbench.generators.frames.metrics (one family imports another)"
+    family = {"corpusbench.families.cac.io": {"corpusbench.families.frames.metrics"}}
+    assert upward_imports({**family, "corpusbench.families.frames.metrics": set()}) == [
+        "corpusbench.families.cac.io -> corpusbench.families.frames.metrics (one family imports another)"
     ]
+
+
+def test_family_records_hooks_are_edges() -> None:
+    graph = import_graph()
+    assert "corpusbench.families.cac.score" in graph["corpusbench.families.cac.family"]
+    assert "corpusbench.families.ltswap.release" in graph["corpusbench.families.ltswap.family"]
 
 
 def test_no_upward_imports() -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from corpusbench.errors import ConfigError, ParamError, option_names
-from corpusbench.generators.ltswap.params import LtswapSpec
-from corpusbench.generators.ltswap.pipeline import LtswapParams
+from corpusbench.families.ltswap.params import LtswapSpec
+from corpusbench.families.ltswap.pipeline import LtswapParams
 from corpusbench.publish.plugins import parse_params
 
 

@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from corpusbench.cli import app
 from corpusbench.errors import ConfigError
-from corpusbench.generators.frames.records import FramesParams, FramesSpec
+from corpusbench.families.frames.records import FramesParams, FramesSpec
 from corpusbench.params import declared, option_name
 from corpusbench.publish.plugins import parse_params
 

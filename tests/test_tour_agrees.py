@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 from corpusbench.assets.judge_model import MODEL_NAME
-from corpusbench.generators.fitclams.generator import ensure_stats
+from corpusbench.families.fitclams.generator import ensure_stats
 from corpusbench.llm.server import DEFAULT_MODEL_DIR
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -7,7 +7,7 @@ Conventions (recorded in every result through :meth:`CausalScorer.conventions`):
   nothing is prepended and the first token is not scored. The tokenizer's own special tokens are
   never added, so the scored ids do not depend on tokenizer post-processors.
 - EOS is not scored. Log-probs are natural logs, ``logit - logsumexp`` in fp32.
-- A character span scores exactly the tokens whose offsets overlap it (FIT-CLAMS verb-only ΔP).
+- A character span scores exactly the tokens whose offsets overlap it (a verb-only ΔP).
 - Prefix sharing (default): the texts of one call are packed into prefix trees run with a tree
   attention mask (:mod:`corpusbench.eval.prefix_tree`), so a prefix shared by several texts (both
   members of a minimal pair, a template's opening) is computed once. The numbers are those of

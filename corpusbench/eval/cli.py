@@ -27,11 +27,11 @@ eval_app = typer.Typer(help=EVAL_HELP, no_args_is_help=True)
 
 
 def register(app: typer.Typer) -> None:
-    from corpusbench.generators.frames.cli import eval_clusters_cmd
+    from corpusbench.family import families, load
 
-    eval_app.command("clusters", help="Score word clusterings by substitutable precision/recall (frames).")(
-        eval_clusters_cmd
-    )
+    for family in families.all():  # the families' own ``eval`` subcommands (``Family.eval_cli``)
+        if family.eval_cli is not None:
+            load(family.eval_cli)(eval_app)
     app.add_typer(eval_app, name="eval")
     app.command("compare", help="Compare eval runs: the papers' table (Markdown + CSV), CIs, figures.")(
         compare_cmd

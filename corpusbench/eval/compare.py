@@ -2,11 +2,9 @@
 
 Everything comes from each run's ``results.json`` (``benchmarks`` block). 95% intervals are honest at
 small n (:data:`corpusbench.eval.metrics.INTERVAL`): Wilson for one proportion (a paradigm, a config, a
-bin), MOVER over the cells' Wilson limits for a score that averages cells (LT-Swap score, bins and
-subtasks; FIT-CLAMS score). LT-Swap Spearman (bin index vs per-bin score) is computed per model and
-averaged across models through Fisher z (Table 1); the spread ratio is (max − min across models in the
-series' lowest bin) / (max − min in its highest bin), for the score and per subtask (Table 2). FIT-CLAMS
-columns are per evaluation lexicon (Table 4). Ties are shown apart, with the tie-as-half scores.
+bin), MOVER over the cells' Wilson limits for a score that averages cells. Each family gives its columns,
+notes (statistics across the runs) and figures by hooks (``EvalKind.columns``, ``notes``, ``settings``,
+``figures``). Ties are shown apart, with the tie-as-half scores.
 """
 
 from __future__ import annotations
@@ -20,20 +18,10 @@ from typing import Any
 
 import numpy as np
 
-from corpusbench.eval.benchmarks import SUBTASK_SHORT, fisher_mean, fitclams_lexicons
-from corpusbench.eval.metrics import INTERVAL, spread_ratio
-from corpusbench.eval.runs import (
-    Run,
-    lexicon_prefix,
-    load_runs,
-    ltswap_ci,
-    mean_ci,
-    prop_ci,
-)
-from corpusbench.eval.runs import (
-    ltswap_stat as ltswap_stat,  # re-exported: tests/eval/test_benchmarks.py
-)
-from corpusbench.families import Family, Metric, families, load
+from corpusbench.eval.metrics import INTERVAL
+from corpusbench.eval.results import in_benchmark
+from corpusbench.eval.runs import Run, load_runs, prop_ci
+from corpusbench.family import Family, Metric, families, load
 from corpusbench.io import atomic_dir
 
 
@@ -88,16 +76,14 @@ class Table:
         return buf.getvalue()
 
 
-def _by_bin(per_bin: Mapping[str, Any]) -> list[tuple[str, Any]]:
+def by_bin(per_bin: Mapping[str, Any]) -> list[tuple[str, Any]]:
     """``{"10": …, "2": …}`` (JSON keys) in bin order: 2 before 10."""
     return sorted(per_bin.items(), key=lambda kv: int(kv[0]))
 
 
 def comparison_table(runs: Sequence[Run]) -> Table:
-    """Rows models; columns: each family's compare columns in family order (LT-Swap: score, subtasks,
-    categories, bins; FIT-CLAMS: score, paradigms and bins per evaluation lexicon, ΔP OLS R²; CAC: score
-    and model-side metrics; a family without a ``columns`` hook: its headline metric), then the other
-    pair configs; tie-as-half scores where a run has ties."""
+    """Rows models; columns: each family's compare columns in family order (its ``columns`` hook, else its
+    headline metric), then the other pair configs; tie-as-half scores where a run has ties."""
     cols: list[str] = []
     headline: list[str] = []
     rows: list[dict[str, Any]] = []
@@ -120,7 +106,7 @@ def comparison_table(runs: Sequence[Run]) -> Table:
         other = {
             c: m
             for c, m in run.results.get("configs", {}).items()
-            if not _in_benchmark(c, b, fams) and m.get("accuracy") is not None
+            if not in_benchmark(c, b) and m.get("accuracy") is not None
         }
         for c, m in other.items():
             put(row, c, m["accuracy"], prop_ci(m))
@@ -143,111 +129,14 @@ def family_columns(family: Family, block: Mapping[str, Any]) -> list[Metric]:
     return [Metric(column=column, value=value, ci=ci, headline=True)]
 
 
-def ltswap_columns(lt: Mapping[str, Any]) -> list[Metric]:
-    """LT-Swap: score (headline, and its tie-as-half), subtasks, categories, bins, drop, prefix variant."""
-    out = [Metric(column="LT-Swap", value=lt["score"], ci=ltswap_ci(lt), headline=True)]
-    if lt.get("n_ties") and lt.get("ties_half"):
-        out.append(Metric(column="LT-Swap (ties ½)", value=lt["ties_half"]["score"], headline=True))
-    out += [
-        Metric(column=SUBTASK_SHORT[sub], value=v, ci=ltswap_ci(lt, subtask=sub))
-        for sub, v in lt["per_subtask"].items()
-    ]
-    out += [Metric(column=cat, value=v) for cat, v in lt["per_category"].items()]
-    out += [
-        Metric(column=f"LT bin {bn}", value=v, ci=ltswap_ci(lt, bin_=int(bn)))
-        for bn, v in _by_bin(lt["per_bin"])
-    ]
-    out.append(Metric(column="LT drop", value=lt["accuracy_drop"]))
-    if pre := lt.get("prefix"):
-        out.append(Metric(column="WS+prefix", value=pre["score"], ci=ltswap_ci(pre)))
-    return out
-
-
-def fitclams_columns(fc: Mapping[str, Any]) -> list[Metric]:
-    """FIT-CLAMS per evaluation lexicon: score (headline, and its tie-as-half), paradigms, bins, ΔP OLS R²."""
-    out: list[Metric] = []
-    for lex, one in fitclams_lexicons(fc).items():
-        pre_ = lexicon_prefix(fc, lex)
-        out.append(
-            Metric(
-                column=f"FIT-CLAMS {pre_}".strip(),
-                value=one["score"],
-                ci=mean_ci(one["per_paradigm"]),
-                headline=True,
-            )
-        )
-        if one.get("n_ties") and one.get("score_ties_half") is not None:
-            out.append(
-                Metric(column=f"FIT-CLAMS {pre_}(ties ½)", value=one["score_ties_half"], headline=True)
-            )
-        out += [
-            Metric(column=f"{pre_}{p}", value=v["accuracy"], ci=prop_ci(v))
-            for p, v in one["per_paradigm"].items()
-        ]
-        for kind in ("noun", "verb"):
-            out += [
-                Metric(column=f"{pre_}{kind} bin {bn}", value=v["accuracy"], ci=prop_ci(v))
-                for bn, v in _by_bin(one[f"per_{kind}_bin"])
-            ]
-        if (o := one.get("delta_ols")) and o.get("full"):
-            out.append(Metric(column=f"{pre_}ΔP OLS R²", value=o["full"]["r2"]))
-    return out
-
-
-def cac_columns(cac: Mapping[str, Any]) -> list[Metric]:
-    """CAC: the agreement with the children (headline) and the model-vs-human summary metrics."""
-    out = [Metric(column="CAC", value=cac.get("score"), headline=True)]
-    out += [
-        Metric(column=f"CAC {k}", value=float(v))
-        for k, v in sorted((cac.get("summary") or {}).items())
-        if isinstance(v, int | float)
-    ]
-    return out
-
-
 HEADLINE_MAX = 8  # columns of the headline when the runs have no benchmark score (only pair configs)
 
 
 def headline_columns(table: Table) -> list[str]:
-    """The families' headline columns (LT-Swap, FIT-CLAMS per lexicon, CAC, their tie-as-half scores...);
+    """The families' headline columns (each family's score, its tie-as-half score...);
     runs with none get their first ``HEADLINE_MAX`` columns (pair configs)."""
     bench = [c for c in table.columns if c in table.headline]
     return bench or table.columns[:HEADLINE_MAX]
-
-
-def _in_benchmark(config: str, bench: Mapping[str, Any], fams: Sequence[Family]) -> bool:
-    """Whether a family's block holds this config (its ``covers`` hook, else its ``configs`` list)."""
-    for family in fams:
-        block = bench.get(family.name)
-        if not block or family.eval is None:
-            continue
-        covers = family.eval.covers
-        if load(covers)(config, block) if covers is not None else config in (block.get("configs") or []):
-            return True
-    return False
-
-
-def ltswap_covers(config: str, lt: Mapping[str, Any]) -> bool:
-    return config in lt.get("configs", []) or config.endswith("-prefix")
-
-
-def fitclams_covers(config: str, fc: Mapping[str, Any]) -> bool:
-    return config in fc.get("counts_corpus", {})
-
-
-def _subtask_series(lt: Mapping[str, Any], sub: str) -> dict[str, float]:
-    return {k.split("|")[1]: v for k, v in (lt.get("cells") or {}).items() if k.split("|")[0] == sub}
-
-
-def ltswap_spread_ratios(lts: Mapping[str, Mapping[str, Any]]) -> dict[str, float | None]:
-    """Table 2 spread ratios across models: the score (``LT-Swap``) and each subtask (WS, IS, AG), each
-    between the series' own lowest and highest bin (bin 0 for the score, IS and AG; bin 1 for WS)."""
-    out = {"LT-Swap": spread_ratio({k: lt["per_bin"] for k, lt in lts.items()})}
-    for sub, short in SUBTASK_SHORT.items():
-        series = {k: _subtask_series(lt, sub) for k, lt in lts.items()}
-        if all(series.values()):
-            out[short] = spread_ratio(series)
-    return out
 
 
 def _notes(runs: Sequence[Run], fams: Sequence[Family]) -> list[str]:
@@ -275,59 +164,6 @@ def _family_notes(runs: Sequence[Run], fams: Sequence[Family], hook: str) -> lis
         if target is not None and any(r.bench.get(family.name) for r in runs):
             out += load(target)(runs)
     return out
-
-
-def _cac_window(run: Run) -> str | None:
-    """How a run cut its CAC contexts (tokens, step), from its CAC configs; None without CAC."""
-    cfgs = ((run.bench.get("cac") or {}).get("configs") or {}).values()
-    cuts = sorted({f"{c['window']} tokens, step {c.get('context_step', 0)}" for c in cfgs if c.get("window")})
-    return "; ".join(cuts) or None
-
-
-def ltswap_notes(runs: Sequence[Run]) -> list[str]:
-    """Spearman (Fisher z over models), spread ratios and accuracy drops across the runs (Tables 1, 2)."""
-    notes: list[str] = []
-    lts = {r.label: r.bench["ltswap"] for r in runs if r.bench.get("ltswap")}
-    if lts:
-        rho = fisher_mean([lt["spearman_bin"]["rho"] for lt in lts.values()])
-        notes.append(
-            f"LT-Swap Spearman(bin, score) averaged over {len(lts)} model(s) (Fisher z): "
-            + ("n/a" if rho is None else f"{rho:.3f}")
-        )
-        for sub in SUBTASK_SHORT:
-            vals = [lt["spearman_bin_subtask"].get(sub, {}).get("rho") for lt in lts.values()]
-            if any(v is not None for v in vals):
-                notes.append(f"  {SUBTASK_SHORT[sub]}: {fisher_mean(vals):.3f}")
-        ratios = ltswap_spread_ratios(lts)
-        notes.append(
-            "LT-Swap spread ratio (Table 2: max − min across models in the series' lowest bin / in its "
-            "highest bin; bin 0 for LT-Swap, IS, AG, bin 1 for WS): "
-            + ", ".join(f"{k} {'n/a' if v is None else f'{v:.2f}'}" for k, v in ratios.items())
-        )
-        if None in ratios.values():
-            notes.append("  n/a: needs ≥ 2 models, ≥ 2 shared bins and a spread in the highest bin")
-        drops = [lt["accuracy_drop"] for lt in lts.values() if lt["accuracy_drop"] is not None]
-        if drops:
-            per_sub = {
-                short: [d for lt in lts.values() if (d := lt["accuracy_drop_subtask"].get(sub)) is not None]
-                for sub, short in SUBTASK_SHORT.items()
-            }
-            parts = [f"LT-Swap {np.mean(drops):+.3f}"]
-            parts += [f"{k} {np.mean(v):+.3f}" for k, v in per_sub.items() if v]
-            notes.append(
-                "LT-Swap accuracy drop (lowest − highest bin of each series), mean over models: "
-                + ", ".join(parts)
-            )
-    return notes
-
-
-def cac_settings(runs: Sequence[Run]) -> list[str]:
-    """How each run cut its CAC contexts."""
-    notes: list[str] = []
-    windows = {r.label: _cac_window(r) for r in runs}
-    if any(windows.values()):
-        notes.append("CAC context window: " + ", ".join(f"{k} {v}" for k, v in windows.items() if v))
-    return notes
 
 
 def write_comparison(

@@ -3,25 +3,23 @@
 Accepted (BLiMP style): columns ``sentence_good`` and ``sentence_bad``; optional ``id`` /
 ``pair_id``, a grouping column (``group``, ``subtask``, ``paradigm``, ``UID`` or the one named),
 ``bin``, and critical-region character spans ``span_good``/``span_bad`` (``[start, end]``),
-``span_{good,bad}_{start,end}`` or ``{good,bad}_{start,end}`` (FIT-CLAMS rows);
-``prefix_good``/``prefix_bad``: context put before the sentence and not scored (LT-Swap's prefix
-variant, §4.4). The ``configs`` dimension: a folder holds one config per sub-folder (a release:
-parquet shards per config) or per data file (a BLiMP jsonl folder); a Hub dataset has its named
-configs. Everything is validated before any model is loaded.
+``span_{good,bad}_{start,end}`` or ``{good,bad}_{start,end}``;
+``prefix_good``/``prefix_bad``: context put before the sentence and not scored (a prefix variant).
+The ``configs`` dimension: a folder holds one config per sub-folder (a release: parquet shards per
+config) or per data file (a BLiMP jsonl folder); a Hub dataset has its named configs. Everything is
+validated before any model is loaded.
 
-A generator's own output folder is a dataset too (:func:`run_folder`): an LT-Swap run
-(``ltswap build --out``) or a FIT-CLAMS output (``fitclams build --out``) is read through its family's
-release adapter into the configs ``release build`` would make, and scored with the family's metrics
-(a CAC output folder goes to ``eval.cac_run``). A file inside such a folder is refused with one line
-naming the folder to pass instead.
+A family's own output folder is a dataset too (:func:`run_folder`, the family's ``output`` hook): it is
+read through the family's release adapter into the configs ``release build`` would make, and scored with
+the family's metrics (a family that scores its own task takes its folder by its ``folder`` hook). A file
+inside such a folder is refused with one line naming the folder to pass instead.
 """
 
 from __future__ import annotations
 
 import math
-import tempfile
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,6 +29,7 @@ import pandas as pd
 from corpusbench.errors import BackendError, InputError
 from corpusbench.eval.records import MinimalPair, Span
 from corpusbench.eval.release import ConfigEntry, Release
+from corpusbench.family import OutputFolder, families, load
 from corpusbench.io import read_json
 from corpusbench.provenance import file_sha256, fingerprint
 
@@ -38,7 +37,7 @@ DATA_EXT = (".jsonl", ".json", ".csv", ".tsv", ".parquet")
 REQUIRED = ("sentence_good", "sentence_bad")
 GROUP_COLUMNS = ("group", "subtask", "paradigm", "UID")
 ID_COLUMNS = ("id", "pair_id", "item_id")
-FREQ_PREFIX = "freq_"  # corpus counts used as ΔP regression predictors (FIT-CLAMS §6)
+FREQ_PREFIX = "freq_"  # corpus counts used as ΔP regression predictors
 
 
 def _num(val: Any, where: str, col: str) -> float:
@@ -70,22 +69,17 @@ class PairSet:
         }
 
 
-#: what a folder's manifest.json says it is: an LT-Swap run, a FIT-CLAMS or a CAC output
-RUN_KINDS: dict[str, Callable[[dict[str, Any]], bool]] = {
-    "LT-Swap run": lambda m: m.get("kind") == "corpusbench.ltswap",
-    "FIT-CLAMS output": lambda m: str(m.get("generator", "")).startswith("fitclams"),
-    "CAC output": lambda m: m.get("kind") == "cac",
-}
-
-
-def run_kind(folder: Path) -> str:
-    """Which generator's output ``folder`` is (a key of :data:`RUN_KINDS`), or ""."""
+def run_kind(folder: Path) -> OutputFolder | None:
+    """Which family's output ``folder`` is (its ``Family.output``, by its ``manifest.json``), or None."""
     m = folder / "manifest.json"
     try:
         doc = read_json(m) if m.is_file() else None
     except (OSError, ValueError):
-        return ""
-    return next((k for k, is_kind in RUN_KINDS.items() if isinstance(doc, dict) and is_kind(doc)), "")
+        return None
+    if not isinstance(doc, dict):
+        return None
+    outputs = [f.output for f in families.all() if f.output is not None]
+    return next((o for o in outputs if load(o.recognises)(doc)), None)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -100,38 +94,22 @@ class RunRelease(Release):
         return f"{self.source}: read from the generator's output folder (not a release; nothing to verify)"
 
 
-@dataclass(frozen=True, slots=True)
-class _Context:
-    """What the adapters' table-making code reads of a release build's ``GeneratorContext``."""
-
-    log: Callable[[str], None] = lambda _msg: None
-    llm: Any = None
-
-
 def run_folder(dataset: str) -> RunRelease | None:
-    """``dataset`` as an LT-Swap run or FIT-CLAMS output folder (None: neither), its configs made by the
-    family's release adapter as ``release build`` makes them. A file inside such a folder (or inside a
-    CAC output) is an ``InputError`` that names the folder to pass instead."""
+    """``dataset`` as a family's output folder of pair configs (``Family.output``; None: not one), its
+    configs made by the family's release adapter as ``release build`` makes them. A file inside a family's
+    output folder is an ``InputError`` that names the folder to pass instead."""
     path = Path(dataset).expanduser()
     if path.is_file():
         for folder in list(path.parents)[:3]:
             if kind := run_kind(folder):
                 raise InputError(
-                    f"{path}: a file of the {kind} {folder}; pass the folder itself: --dataset {folder}"
+                    f"{path}: a file of the {kind.label} {folder}; pass the folder itself: --dataset {folder}"
                 )
         return None
-    kind = run_kind(path) if path.is_dir() else ""
-    if kind == "LT-Swap run":
-        from corpusbench.generators.ltswap.params import LtswapSpec
-        from corpusbench.publish.adapters.ltswap import _configs as ltswap_configs
-
-        meta = read_json(path / "manifest.json")
-        configs = ltswap_configs(_Context(), LtswapSpec(), path, meta)  # type: ignore[arg-type]
-        files = [path / f"{s}.parquet" for s in meta["parameters"]["subtasks"]]
-    elif kind == "FIT-CLAMS output":
-        configs, files = _fitclams_configs(path)
-    else:
+    kind = run_kind(path) if path.is_dir() else None
+    if kind is None or kind.configs is None:
         return None
+    configs, files = load(kind.configs)(path)
     from corpusbench.publish.build import _roles as release_roles  # the task's roles under the config's
 
     tables = {c.name: c.table if isinstance(c.table, pd.DataFrame) else c.table.to_pandas() for c in configs}
@@ -148,55 +126,6 @@ def run_folder(dataset: str) -> RunRelease | None:
         tables=tables,
         files=tuple(files),
     )
-
-
-def _fitclams_configs(path: Path) -> tuple[list[Any], list[Path]]:
-    """The FIT-CLAMS adapter's configs of an output folder: its ``build_configs`` over the folder's own spec,
-    which finds the output unchanged and reuses it (a stats folder changed or gone since: refused; the
-    adapter then writes its new pairs in a temporary folder, never over this one)."""
-    from corpusbench.publish.adapters import fitclams as adapter
-    from corpusbench.publish.plugins import GeneratorContext, ResolvedCorpus
-    from corpusbench.publish.spec import FamilySpec
-
-    spec = read_json(path / "manifest.json")["spec"]
-    corpora = {
-        k: ResolvedCorpus(key=k, path=Path(p), stats=Path(p), language=spec["language"], fingerprint={})
-        for k, p in spec["corpora"]
-    }
-    gone = [str(p) for p in (c.stats for c in corpora.values()) if not (p / "counts.parquet").is_file()]
-    if gone:
-        raise InputError(
-            f"{path}: FIT-CLAMS output whose stats folder {gone[0]} is gone; rebuild it with "
-            "`fitclams build`, or score a release made from it (--dataset releases/build/NAME/VERSION)"
-        )
-    params = {
-        "corpora": list(corpora),
-        "language": spec["language"],
-        "paradigms": list(spec["paradigms"]),
-        "selection": spec["selection"],
-        "overrides": spec.get("overrides") or {},
-    }
-    with tempfile.TemporaryDirectory() as tmp:
-        (Path(tmp) / "output").symlink_to(path.resolve(), target_is_directory=True)
-        ctx = GeneratorContext(
-            spec=None,  # type: ignore[arg-type]  # not read: the params name the language
-            generator=FamilySpec(name="fitclams", params=params),
-            corpora=corpora,
-            corpus=None,
-            work_dir=Path(tmp),
-            seed=spec["selection"].get("seed", 0),
-            llm=None,
-            base_dir=path,
-        )
-        configs = adapter.build_configs(ctx)
-        if not (
-            Path(tmp) / "output"
-        ).is_symlink():  # the adapter did not find it unchanged: it made new pairs
-            raise InputError(
-                f"{path}: FIT-CLAMS output whose stats changed since it was built; rebuild it with "
-                "`fitclams build`, or score a release made from it (--dataset releases/build/NAME/VERSION)"
-            )
-    return configs, sorted((path / "pairs").rglob("*.parquet"))
 
 
 def _read_file(path: Path) -> pd.DataFrame:
@@ -294,7 +223,7 @@ def guess_roles(columns: Sequence[str], group_col: str | None) -> dict[str, str]
     for w in ("good", "bad"):
         if f"span_{w}" in cols:
             roles[f"span_{w}"] = f"span_{w}"
-        for pre in (f"span_{w}_", f"{w}_"):  # span_good_start/_end or FIT-CLAMS good_start/good_end
+        for pre in (f"span_{w}_", f"{w}_"):  # span_good_start/_end or good_start/good_end
             if f"{pre}start" in cols and f"{w}_start" not in roles:
                 roles[f"{w}_start"], roles[f"{w}_end"] = f"{pre}start", f"{pre}end"
         roles |= {f"prefix_{w}": f"prefix_{w}"} if f"prefix_{w}" in cols else {}

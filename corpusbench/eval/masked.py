@@ -171,14 +171,14 @@ class MaskedPllScorer(SummedScores):
             )
         return out
 
-    # -- the flattened copy engine (also used by CAC) -------------------------------------------
+    # -- the flattened copy engine (also used by determiner choice) -------------------------------------
     @torch.no_grad()
     def score_copies(
         self, plans: Sequence[Sequence[Copy]], progress: Progress | None = None
     ) -> list[np.ndarray]:
         """Log-prob of each copy's target token; one array per plan, in plan order.
 
-        Copies with the same masked input and target position share one forward row (CAC's
+        Copies with the same masked input and target position share one forward row (a determiner site.s
         one-token candidates differ only in the id read off).
         """
         keys: dict[tuple[tuple[int, ...], int], int] = {}

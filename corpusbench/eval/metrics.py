@@ -3,11 +3,11 @@
 - Pairwise accuracy: good wins strictly; a tie is not a win and is counted (``n_ties``, ``tie_share``),
   with the tie-as-half accuracy beside it (``accuracy_ties_half``: a tie counts 0.5, as a coin flip).
 - 95% intervals honest at small n: the Wilson score interval for one proportion, and for a score that
-  averages several cells (LT-Swap score, bin, subtask; FIT-CLAMS score) the MOVER combination of the
+  averages several cells (a family's score over bins, subtasks or paradigms) the MOVER combination of the
   cells' Wilson limits (Zou & Donner 2008; Newcombe 1998): never zero-width at 0/n or n/n.
-- Spearman, the LT-Swap spread ratio across models, the FIT-CLAMS smoothed log count and the OLS
-  (statsmodels) of ΔP = log P(good) - log P(bad) on z-scored predictors. The benchmark scores that
-  combine them live in :mod:`corpusbench.eval.benchmarks`.
+- Spearman, the spread ratio across models, the smoothed log count and the OLS (statsmodels) of
+  ΔP = log P(good) - log P(bad) on z-scored predictors. The benchmark scores that combine them are the
+  families' (``corpusbench/families/<family>/score.py``).
 """
 
 from __future__ import annotations
@@ -94,8 +94,7 @@ def spearman(x: Sequence[float], y: Sequence[float]) -> dict[str, float | None]:
 
 def spread_ratio(avg_bin_by_model: Mapping[str, Mapping[str, float]]) -> float | None:
     """(max - min across models in the lowest bin) / (max - min across models in the highest bin), over
-    the bins every model has: the series' own lowest bin (LT-Swap Table 2: bin 0 for the overall score,
-    InflectionSwap and AgreementSwap; bin 1 for WordSwap, which has no bin 0)."""
+    the bins every model has: the series' own lowest bin (a series without bin 0 starts at bin 1)."""
     common = set.intersection(*(set(m) for m in avg_bin_by_model.values())) if avg_bin_by_model else set()
     if len(avg_bin_by_model) < 2 or len(common) < 2:
         return None
@@ -107,7 +106,7 @@ def spread_ratio(avg_bin_by_model: Mapping[str, Mapping[str, float]]) -> float |
 
 
 def smoothed_log_count(count: float) -> float:
-    """FIT-CLAMS regression predictor: ln(c) for c >= 2, ln 1.5 for c = 1, 0 when absent."""
+    """A count as a regression predictor: ln(c) for c >= 2, ln 1.5 for c = 1, 0 when absent."""
     if count is None or (isinstance(count, float) and math.isnan(count)) or count <= 0:
         return 0.0
     return math.log(1.5) if count < 2 else math.log(count)
@@ -150,8 +149,8 @@ def ols(y: Sequence[float], columns: Mapping[str, Sequence[float]]) -> dict[str,
 def config_metrics(scores: Sequence[PairScore]) -> dict[str, Any]:
     """Everything reported for one config: overall, per group, per bin, group × bin.
 
-    The benchmark numbers (LT-Swap score, FIT-CLAMS OLS...) span several configs and come from the
-    release's roles: :mod:`corpusbench.eval.benchmarks`.
+    The benchmark numbers (a family's score, its regressions...) span several configs and come from the
+    release's roles: each family's ``EvalKind.benchmark``.
     """
     out: dict[str, Any] = accuracy_cell(scores)
     by_group = group_by(scores, lambda s: s.group)

@@ -1,10 +1,7 @@
 """Figures of ``corpusbench eval run`` (matplotlib, Agg backend): what the papers draw, one file per kind.
 
 - ``accuracy_by_group.png``: one bar per config (and group), Wilson 95% intervals.
-- ``ltswap_by_bin.png`` (LT-Swap Fig. 3 / 6): accuracy per frequency bin of the score and of each subtask
-  (WordSwap, InflectionSwap, AgreementSwap as SHORT and LONG), n per bin, 95% intervals.
-- ``fitclams_by_bin.png`` (FIT-CLAMS §6): accuracy per subject-noun and per verb frequency bin of the
-  training corpus, one line per evaluation lexicon.
+- each family's figures of a run (``EvalKind.run_figures``, drawn with the helpers here), in family order.
 - ``accuracy_by_bin.png``: only for binned configs outside a benchmark (plain pairs), one line per config.
 
 Points and bars with fewer than ``MIN_N`` pairs are drawn hollow, and every title says so; ties are marked
@@ -19,8 +16,9 @@ from typing import Any
 
 import numpy as np
 
-from corpusbench.eval.benchmarks import SUBTASK_SHORT, fitclams_lexicons, ltswap_weights
 from corpusbench.eval.metrics import cells_interval
+from corpusbench.eval.results import in_benchmark
+from corpusbench.family import families, load
 
 MIN_N = 10  # fewer pairs than this: drawn hollow (the interval says how little it shows)
 MARKERS = "osD^vP*X"
@@ -133,34 +131,7 @@ def legend_below(fig: Any, ax: Any) -> None:
         )
 
 
-def ltswap_series(lt: Mapping[str, Any]) -> dict[str, Series]:
-    """Per bin: the LT-Swap score and each subtask (AgreementSwap as AG-SHORT and AG-LONG)."""
-    cells = lt["category_cells"]
-    by_bin: dict[int, list[str]] = {}
-    for k in cells:
-        by_bin.setdefault(int(k.rsplit("|", 1)[1]), []).append(k)
-    out: dict[str, Series] = {"LT-Swap score": {}}
-    for b, keys in sorted(by_bin.items()):
-        sub = {k: cells[k] for k in keys}
-        out["LT-Swap score"][b] = point(sub, ltswap_weights(sub))
-        for short in SUBTASK_SHORT.values():
-            cats = sorted({k.split("|")[0] for k in keys if k.startswith(f"{short}-")})
-            groups = [[c] for c in cats] if short == "AG" else ([cats] if cats else [])
-            for group in groups:
-                label = group[0] if short == "AG" else short
-                out.setdefault(label, {})[b] = point({k: cells[k] for k in (f"{c}|{b}" for c in group)})
-    return out
-
-
-def fitclams_series(fc: Mapping[str, Any], key: str) -> dict[str, Series]:
-    """``key`` = ``per_noun_bin`` | ``per_verb_bin``: one series per evaluation lexicon."""
-    return {
-        lex: {int(b): point({"c": c}) for b, c in one[key].items()}
-        for lex, one in fitclams_lexicons(fc).items()
-    }
-
-
-def _title(results: dict[str, Any], what: str) -> str:
+def plot_title(results: dict[str, Any], what: str) -> str:
     return f"{results['provenance']['model']['model_id']}: {what} (hollow: n < {MIN_N}; 95% CI: Wilson)"
 
 
@@ -199,59 +170,16 @@ def plot_groups(results: dict[str, Any], out: Path) -> str | None:
     ax.set_ylim(-0.02, 1.02)
     ax.set_ylabel("pairwise accuracy (ties are not wins)")
     what = f"accuracy per config; ties {n_ties}" + (" (hatched: ties counted as ½)" if n_ties else "")
-    ax.set_title(_title(results, what), fontsize=8)
+    ax.set_title(plot_title(results, what), fontsize=8)
     _save(fig, out / "accuracy_by_group.png")
     plt.close(fig)
     return "accuracy_by_group.png"
 
 
-def plot_ltswap_bins(results: dict[str, Any], out: Path) -> str | None:
-    lt = results["benchmarks"].get("ltswap")
-    if not lt:
-        return None
-    plt = _plt()
-    fig, ax = plt.subplots(figsize=(6.6, 3.8))
-    ns = draw_lines(ax, list(ltswap_series(lt).items()))
-    bin_axis(ax, ns, "frequency bin (under it: pairs in the bin, all subtasks)")
-    ax.set_title(
-        _title(results, f"LT-Swap per bin and subtask; bin 0 has no WordSwap; ties {lt.get('n_ties', 0)}"),
-        fontsize=8,
-    )
-    legend_below(fig, ax)
-    _save(fig, out / "ltswap_by_bin.png")
-    plt.close(fig)
-    return "ltswap_by_bin.png"
-
-
-def plot_fitclams_bins(results: dict[str, Any], out: Path) -> str | None:
-    fc = results["benchmarks"].get("fitclams")
-    if not fc:
-        return None
-    plt = _plt()
-    fig, axes = plt.subplots(1, 2, figsize=(9.0, 3.8), sharey=True)
-    for ax, key, what in ((axes[0], "per_noun_bin", "subject noun"), (axes[1], "per_verb_bin", "verb")):
-        ns = draw_lines(ax, [(f"lexicon {k}".strip(), v) for k, v in fitclams_series(fc, key).items()])
-        bin_axis(ax, ns, f"{what} bin (under it: pairs)")
-    axes[1].set_ylabel("")
-    what = f"FIT-CLAMS by frequency bin of the training corpus; ties {fc.get('n_ties', 0)}"
-    fig.suptitle(_title(results, what), fontsize=9)
-    legend_below(fig, axes[0])
-    _save(fig, out / "fitclams_by_bin.png")
-    plt.close(fig)
-    return "fitclams_by_bin.png"
-
-
-def _in_benchmarks(results: dict[str, Any]) -> set[str]:
-    bench = results["benchmarks"]
-    lt, fc = bench.get("ltswap") or {}, bench.get("fitclams") or {}
-    names = set(lt.get("configs", [])) | set(fc.get("counts_corpus", {}))
-    return names | {c for c in results["configs"] if lt and c.endswith("-prefix")}
-
-
 def plot_other_bins(results: dict[str, Any], out: Path) -> str | None:
     """Binned configs outside the benchmarks: one line per config (per group when there is one config)."""
-    skip = _in_benchmarks(results)
-    binned = {c: m for c, m in results["configs"].items() if m["by_bin"] and c not in skip}
+    bench = results["benchmarks"]
+    binned = {c: m for c, m in results["configs"].items() if m["by_bin"] and not in_benchmark(c, bench)}
     if not binned:
         return None
     shown: list[tuple[str, Series]] = []
@@ -268,7 +196,7 @@ def plot_other_bins(results: dict[str, Any], out: Path) -> str | None:
     fig, ax = plt.subplots(figsize=(6.4, 3.8))
     ns = draw_lines(ax, shown)
     bin_axis(ax, ns, "frequency bin (under it: pairs)")
-    ax.set_title(_title(results, "accuracy per bin"), fontsize=8)
+    ax.set_title(plot_title(results, "accuracy per bin"), fontsize=8)
     legend_below(fig, ax)
     _save(fig, out / "accuracy_by_bin.png")
     plt.close(fig)
@@ -277,5 +205,8 @@ def plot_other_bins(results: dict[str, Any], out: Path) -> str | None:
 
 def plot_results(results: dict[str, Any], out: Path) -> list[str]:
     """Write the figures of one eval run into ``out`` (see the module doc); return their file names."""
-    made = [plot_groups(results, out), plot_ltswap_bins(results, out), plot_fitclams_bins(results, out)]
+    made = [plot_groups(results, out)]
+    for family in families.with_eval():  # each family's figures (``EvalKind.run_figures``), family order
+        if family.eval is not None and results["benchmarks"].get(family.name):
+            made += [load(figure)(results, out) for figure in family.eval.run_figures]
     return [m for m in [*made, plot_other_bins(results, out)] if m]

@@ -1,4 +1,4 @@
-"""Records of the eval runner: minimal pairs in, scores out; CAC determiner sites.
+"""Records of the eval runner: minimal pairs in, scores out; determiner sites.
 
 All are frozen, slotted, keyword-only dataclasses. Character spans are ``(start, end)`` offsets into
 the sentence they belong to, end exclusive.
@@ -37,7 +37,7 @@ class MinimalPair:
     bin: int | None = None
     good_span: Span | None = None
     bad_span: Span | None = None
-    good_prefix: str | None = None  # context put before the sentence and not scored (LT-Swap §4.4)
+    good_prefix: str | None = None  # context put before the sentence and not scored (a prefix variant)
     bad_prefix: str | None = None
     meta: tuple[tuple[str, object], ...] = ()
 
@@ -62,13 +62,13 @@ class PairScore:
 
     @property
     def delta(self) -> float:
-        """FIT-CLAMS ΔP: log P(good) - log P(bad) (natural log)."""
+        """ΔP: log P(good) - log P(bad) (natural log)."""
         return self.logprob_good - self.logprob_bad
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DeterminerSite:
-    """A CAC site as the scorer sees it: the text around one determiner slot.
+    """A determiner site as the scorer sees it: the text around one determiner slot.
 
     The candidate utterance for form ``f`` is ``left + f + right``; ``left`` holds the whole
     discourse context (earlier lines joined by ``\\n``) and the target line up to the slot.

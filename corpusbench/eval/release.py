@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from corpusbench.errors import InputError
-from corpusbench.families import families
+from corpusbench.family import families
 from corpusbench.io import load_yaml, read_json
 from corpusbench.provenance import file_sha256, fingerprint
 from corpusbench.publish.plugins import split_role
@@ -55,17 +55,12 @@ class ConfigEntry:
 
     @property
     def kind(self) -> str:
-        """The name of the family that claims this config (:meth:`corpusbench.families.Family.claims`:
-        ``ltswap``, ``fitclams``, ``cac``...), else ``pairs`` for a pair task, else the task name."""
+        """The name of the family that claims this config (:meth:`corpusbench.family.Family.claims`:
+        its name), else ``pairs`` for a pair task, else the task name."""
         for family in families.with_eval():
             if family.claims(self.task, self.role_names, PAIR_TASKS):
                 return family.name
         return "pairs" if self.task in PAIR_TASKS else self.task
-
-    @property
-    def ltswap_subtask(self) -> str | None:
-        subs = list(self.qualified("ltswap_rule"))
-        return subs[0] if subs else None
 
     @property
     def is_prefix_variant(self) -> bool:

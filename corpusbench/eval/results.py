@@ -4,7 +4,7 @@ figures), the :class:`EvalReport` it returns and the text helpers its console an
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -59,36 +59,35 @@ def cell_text(c: dict[str, Any]) -> str:
 
 
 def headline_lines(bench: dict[str, Any]) -> list[str]:
-    """One line per benchmark score (FIT-CLAMS: per evaluation lexicon), with its ties beside it."""
-    from corpusbench.eval.benchmarks import fitclams_lexicons
+    """The console's lines of each ``benchmarks`` block: its family's ``console`` hook, else its headline
+    metric (``score`` for a block of no registered family)."""
+    from corpusbench.family import families, load
 
     lines = []
-    if lt := bench.get("ltswap"):
-        half = (lt.get("ties_half") or {}).get("score")
-        lines.append(
-            f"ltswap score {fmt(lt['score'])}{ci_text((lt.get('ci95') or {}).get('score'))} "
-            f"({tie_text(lt['n_ties'], lt['n'], half)})"
-        )
-    if fc := bench.get("fitclams"):
-        for lex, one in fitclams_lexicons(fc).items():
-            name = f"fitclams score, lexicon {lex}:" if lex else "fitclams score"
-            lines.append(
-                f"{name} {fmt(one['score'])}{ci_text(one.get('score_ci95'))} "
-                f"({tie_text(one['n_ties'], one['n'], one.get('score_ties_half'))})"
-            )
-    for name, b in bench.items():
-        if name not in ("ltswap", "fitclams"):
-            metric = _headline_metric(name)
-            lines.append(f"{name} {metric} {fmt(b.get(metric))}")
+    for name, block in bench.items():
+        family = families.get(name) if name in families else None
+        kind = family.eval if family is not None else None
+        if kind is not None and kind.console is not None:
+            lines += load(kind.console)(block)
+        else:
+            metric = kind.headline if kind is not None else "score"
+            lines.append(f"{name} {metric} {fmt(block.get(metric))}")
     return lines
 
 
-def _headline_metric(name: str) -> str:
-    """The headline metric of a ``benchmarks`` block: its family's (``score`` for an unknown block)."""
-    from corpusbench.families import families
+def in_benchmark(config: str, bench: Mapping[str, Any]) -> bool:
+    """Whether a family's block of ``benchmarks`` holds this config (its ``covers`` hook, else its
+    ``configs`` list); such configs are reported by their family, not one by one."""
+    from corpusbench.family import families, load
 
-    family = families.get(name) if name in families else None
-    return family.eval.headline if family is not None and family.eval is not None else "score"
+    for family in families.with_eval():
+        block = bench.get(family.name)
+        if not block or family.eval is None:
+            continue
+        covers = family.eval.covers
+        if load(covers)(config, block) if covers is not None else config in (block.get("configs") or []):
+            return True
+    return False
 
 
 def write_eval_folder(

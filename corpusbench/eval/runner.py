@@ -20,10 +20,9 @@ from corpusbench.errors import ConfigError, InputError
 from corpusbench.eval.data import PairSet, load_pairs, run_folder
 from corpusbench.eval.metrics import config_metrics
 from corpusbench.eval.records import MinimalPair, PairScore, Span
-from corpusbench.eval.release import ConfigEntry, Release, find_release
+from corpusbench.eval.release import PAIR_TASKS, ConfigEntry, Release, find_release
 from corpusbench.eval.results import (
     EvalReport,
-    cell_text,
     ci_text,
     fmt,
     tie_text,
@@ -33,8 +32,7 @@ from corpusbench.eval.results import headline_lines as headline_lines  # re-expo
 from corpusbench.eval.scorers import open_scorer
 from corpusbench.eval.spec import EvalSpec, ProgressFactory, spec_dict
 from corpusbench.eval.timing import StageClock, timing_line
-from corpusbench.families import families, load
-from corpusbench.io import read_json
+from corpusbench.family import ScoreRun, TaskScores, families, load
 from corpusbench.provenance import code_version
 
 log = logging.getLogger(__name__)
@@ -208,76 +206,6 @@ def benchmarks_markdown(bench: dict[str, Any]) -> list[str]:
     return lines
 
 
-def ltswap_markdown(lt: dict[str, Any]) -> list[str]:
-    """LT-Swap's lines of summary.md: score, subtasks, categories, bins, accuracy drop, prefix variant."""
-    from corpusbench.eval.benchmarks import SUBTASK_SHORT
-
-    ci = lt.get("ci95") or {}
-    subs = ", ".join(
-        f"{k} {v:.4f}{ci_text((ci.get('per_subtask') or {}).get(k))}" for k, v in lt["per_subtask"].items()
-    )
-    cats = ", ".join(f"{k} {v:.4f}" for k, v in lt["per_category"].items())
-    bin_ci = ci.get("per_bin") or {}
-    bins = ", ".join(f"{k}: {v:.3f}{ci_text(bin_ci.get(k))}" for k, v in lt["per_bin"].items())
-    drops = ", ".join(
-        f"{SUBTASK_SHORT[s]} {fmt(d, '+.4f')}" for s, d in lt.get("accuracy_drop_subtask", {}).items()
-    )
-    ends = (lt.get("drop_bins") or {}).get("score")
-    span = f", bins {ends[0]}–{ends[1]}" if ends else ""
-    lines = [
-        f"- **LT-Swap score {lt['score']:.4f}**{ci_text(ci.get('score'))} (mean of bin × subtask cells; "
-        f"n={lt['n']}, {tie_text(lt['n_ties'], lt['n'], (lt.get('ties_half') or {}).get('score'))})",
-        f"  - subtasks: {subs}; categories: {cats}",
-        f"  - per bin: {bins}",
-        f"  - accuracy drop (lowest − highest bin of each series{span})"
-        f" {fmt(lt['accuracy_drop'], '+.4f')}; per subtask {drops or 'n/a'}; "
-        f"Spearman(bin, score) {fmt(lt['spearman_bin']['rho'], '.3f')}",
-    ]
-    if pre := lt.get("prefix"):
-        lines.append(
-            f"  - prefix variant (§4.4): score {pre['score']:.4f}, gain on the 3 rarest bins "
-            f"{fmt(pre['gain_lowest_3_bins'], '+.4f')}"
-        )
-    return lines
-
-
-def fitclams_markdown(fc: dict[str, Any]) -> list[str]:
-    """FIT-CLAMS's lines of summary.md, per evaluation lexicon: score, paradigms, bins, ΔP OLS."""
-    from corpusbench.eval.benchmarks import fitclams_lexicons
-
-    lines: list[str] = []
-    for lex, one in fitclams_lexicons(fc).items():
-        paras = ", ".join(f"{k} {cell_text(v)}" for k, v in one["per_paradigm"].items())
-        nb = ", ".join(f"{k}: {cell_text(v)}" for k, v in one["per_noun_bin"].items())
-        vb = ", ".join(f"{k}: {cell_text(v)}" for k, v in one["per_verb_bin"].items())
-        counts = sorted({c for c in one["counts_corpus"].values() if c})
-        lines += [
-            f"- **FIT-CLAMS score{f', lexicon {lex}:' if lex else ''} {one['score']:.4f}**"
-            f"{ci_text(one.get('score_ci95'))} (mean over paradigms; n={one['n']}, "
-            f"{tie_text(one['n_ties'], one['n'], one.get('score_ties_half'))})",
-            f"  - paradigms: {paras}",
-            f"  - bins of {', '.join(counts) or 'n/a'}: noun {nb or 'n/a'}; verb {vb or 'n/a'}",
-        ]
-        if (ols_ := one.get("delta_ols")) and ols_["full"]:
-            o = ols_["full"]
-            terms = ", ".join(f"{k} {o['coef'][k]:+.3f} (se {o['se'][k]:.3f})" for k in o["coef"])
-            lines.append(
-                f"  - ΔP OLS on {ols_['paradigm']} (n={o['n']}, counts of "
-                f"{ols_.get('counts_corpus') or 'n/a'}): R² {fmt(o['r2'], '.3f')}, "
-                f"adj. R² {fmt(o['r2_adj'], '.3f')}; {terms}"
-            )
-    return lines
-
-
-def cac_markdown(cac: dict[str, Any]) -> list[str]:
-    """CAC's lines of summary.md: the agreement with the children and the model-vs-human summary."""
-    summ = cac.get("summary") or {}
-    return [
-        f"- **CAC score {fmt(cac.get('score'))}** (agreement with the children)",
-        *[f"  - {k}: {v:.3f}" for k, v in summ.items()],
-    ]
-
-
 def summary_markdown(results: dict[str, Any]) -> str:
     prov = results["provenance"]
     conventions = ", ".join(f"{k}={v}" for k, v in sorted(prov["scorer"].items()) if k != "scorer")
@@ -343,78 +271,6 @@ def plan_release(release: Release, wanted: Sequence[str]) -> tuple[list[ConfigEn
     return [c for c in chosen if c.name not in skipped], skipped
 
 
-def _run_cac_configs(
-    spec: EvalSpec,
-    release: Release,
-    entries: Sequence[ConfigEntry],
-    scorer: Any,
-    model_provenance: dict[str, Any],
-    progress: ProgressFactory | None,
-    figures: dict[str, Any],
-    clock: StageClock | None = None,
-) -> dict[str, dict[str, Any]]:
-    """CAC configs through :func:`corpusbench.eval.cac_run.score_cac_release_config`, with the open scorer;
-    each config's scored model goes into ``figures`` (its per-dyad figure is drawn with the results)."""
-    from corpusbench.eval import cac_run
-
-    manifest = release.root / "provenance.json" if release.root is not None else None
-    full = {c["name"]: c for c in read_json(manifest)["configs"]} if manifest and manifest.is_file() else {}
-    out = {}
-    for e in entries:
-        table = cac_run.release_config_table(release, e.name)  # build folder, or the Hub at its revision
-        res, scored = cac_run.score_cac_release_config(
-            spec,
-            table,
-            full.get(e.name, {"name": e.name}),
-            progress=progress,
-            scorer=scorer,
-            model_provenance=model_provenance,
-            clock=clock,
-        )
-        out[e.name] = {k: v for k, v in res.items() if k != "sites"}  # per-site probabilities: too big here
-        figures[e.name] = scored
-    return out
-
-
-def _role_means(rows: Sequence[dict[str, Any]], key: str) -> dict[str, float]:
-    by_role: dict[str, list[float]] = {}
-    for r in rows:
-        v = r.get(key)
-        if r.get("role") is not None and isinstance(v, int | float) and v == v:
-            by_role.setdefault(str(r["role"]), []).append(float(v))
-    return {k: float(np.mean(v)) for k, v in by_role.items()}
-
-
-def cac_benchmark(per_config: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
-    """``score`` = mean of the CAC configs' MLE agreement with the children (the caretakers' and the pooled
-    agreement beside it); ``summary``: model vs human overlap and TPR per
-    role (means over configs) for the comparison table; each config's full result under ``configs``."""
-    if not per_config:
-        return None
-    scores = [r["score"] for r in per_config.values() if r.get("score") is not None]
-    flat: dict[str, list[float]] = {}
-    for r in per_config.values():
-        for role, m in (r.get("configs") or {}).items():
-            for key, name in (("mean_overlap", "overlap"), ("mean_tpr", "TPR"), ("mean_bias", "bias")):
-                if isinstance(m.get(key), int | float):
-                    flat.setdefault(f"{role} {name}", []).append(float(m[key]))
-        for key, name in (("overlap", "overlap"), ("tpr", "TPR")):
-            for role, v in _role_means(r.get("human_stats") or [], key).items():
-                flat.setdefault(f"{role} human {name}", []).append(v)
-
-    def mean_of(key: str) -> float | None:
-        got = [r[key] for r in per_config.values() if isinstance(r.get(key), int | float)]
-        return float(np.mean(got)) if got else None
-
-    return {
-        "score": float(np.mean(scores)) if scores else None,  # agreement with the children (Table D1)
-        "accuracy_caretaker": mean_of("accuracy_caretaker"),
-        "accuracy_pooled": mean_of("accuracy_pooled"),
-        "summary": {k: float(np.mean(v)) for k, v in sorted(flat.items())},
-        "configs": per_config,
-    }
-
-
 def run_eval(
     spec: EvalSpec, progress: ProgressFactory | None = None, clock: StageClock | None = None
 ) -> EvalReport:
@@ -422,24 +278,25 @@ def run_eval(
     ``results.json`` records the seconds per stage (``clock``, which may already hold the CLI's imports).
 
     A release (build folder, its ``eval/corpusbench.yaml`` or ``ORG/NAME@rev``) is evaluated config by
-    config with its task and roles; configs not scored are listed in ``skipped``. A CAC output folder
-    (``corpusbench cac run``) goes to :func:`corpusbench.eval.cac_run.run_cac_eval`.
+    config with its task and roles; configs not scored are listed in ``skipped``. A family that scores its
+    own configs (``EvalKind.score``: a task that is not pairs) gets them with the open scorer, and a
+    family's own output folder goes to its ``EvalKind.folder`` hook.
     """
-    from corpusbench.eval import cac_run
-
     clock = clock or StageClock()
-    if cac_run.is_cac_folder(spec.dataset):
-        return cac_run.run_cac_eval(spec, progress, clock)
+    own = {f.name: f.eval for f in families.with_eval() if f.eval is not None and f.eval.score is not None}
+    for kind in own.values():
+        if kind.folder is not None and (report := load(kind.folder)(spec, progress, clock)) is not None:
+            return report  # type: ignore[no-any-return]
     t0 = time.perf_counter()
     started = t0 - sum(clock.seconds.values())  # the CLI's imports count in the total
     release = find_release(spec.dataset, verify=spec.verify) or run_folder(spec.dataset)  # or a run folder
     skipped: dict[str, str] = {}
-    cac_entries: list[ConfigEntry] = []
+    own_entries: list[ConfigEntry] = []  # configs scored by their family's ``score`` hook
     if release is not None:
         todo, skipped = plan_release(release, spec.configs)
-        cac_entries = [c for c in todo if c.kind == "cac"]
-        pair_names = [c.name for c in todo if c.kind != "cac"]
-        if not pair_names and not cac_entries:
+        own_entries = [c for c in todo if c.kind in own and c.task not in PAIR_TASKS]
+        pair_names = [c.name for c in todo if c not in own_entries]
+        if not pair_names and not own_entries:
             raise InputError(
                 f"{spec.dataset}: no config to score; skipped: "
                 + "; ".join(f"{k} ({v})" for k, v in skipped.items())
@@ -468,25 +325,33 @@ def run_eval(
     pairs = data.pairs if data else ()
     scorer, model_provenance = open_scorer(spec)
     clock.add("load", time.perf_counter() - t0)  # the data and the model
-    if cac_entries and not cac_run.scores_cac(scorer):  # e.g. an n-gram baseline: listed, not an error
-        skipped |= {e.name: cac_run.NO_CAC_SCORER for e in cac_entries}
-        cac_entries = []
-        if data is None:
-            raise InputError(
-                f"{spec.dataset}: no config {spec.model} can score; skipped: " + "; ".join(skipped)
-            )
+    for name, kind in own.items():  # e.g. an n-gram baseline: listed, not an error
+        why = load(kind.refuses)(scorer) if kind.refuses is not None else None
+        if why is not None:
+            skipped |= {e.name: why for e in own_entries if e.kind == name}
+            own_entries = [e for e in own_entries if e.kind != name]
+    if data is None and not own_entries:
+        raise InputError(f"{spec.dataset}: no config {spec.model} can score; skipped: " + "; ".join(skipped))
     n_units = len({(t, s) for p in pairs for t, s in ((p.good, p.good_span), (p.bad, p.bad_span))})
     t1 = time.perf_counter()
     with clock.stage("score"):
         scores = score_pairs(scorer, pairs, scoring=spec.scoring, progress=progress)
     t_score = time.perf_counter() - t1
     conventions = scorer.conventions()
-    cac_scored: dict[str, Any] = {}
-    cac = (
-        _run_cac_configs(spec, release, cac_entries, scorer, model_provenance, progress, cac_scored, clock)
-        if release is not None and cac_entries
-        else {}
+    run = ScoreRun(
+        spec=spec,
+        release=release,
+        scorer=scorer,
+        model_provenance=model_provenance,
+        progress=progress,
+        clock=clock,
     )
+    own_scores: dict[str, TaskScores] = {
+        name: load(kind.score)([e for e in own_entries if e.kind == name], run)
+        for name, kind in own.items()
+        if any(e.kind == name for e in own_entries)
+    }
+    del run
     clock.merge(getattr(scorer, "clock", None))
     n_cut = getattr(scorer, "n_cut", 0)
     if n_cut:
@@ -530,8 +395,9 @@ def run_eval(
         scoring=spec.scoring,
         train_corpus=spec.train_corpus,
     )
-    if cb := cac_benchmark(cac):
-        results["benchmarks"]["cac"] = cb
+    for name, s in own_scores.items():  # beside the family's block of pair configs, if it has one
+        if s.block:
+            results["benchmarks"][name] = {**results["benchmarks"].get(name, {}), **s.block}
     results["n_cut_to_window"] = n_cut
     frame = _scores_frame(pairs, scores)
     clock.add("metrics", time.perf_counter() - t_metrics)
@@ -540,10 +406,9 @@ def run_eval(
         from corpusbench.eval.plots import plot_results
 
         plot_results(results, folder)
-        for name, scored in cac_scored.items():  # the CAC paper's figure: model vs humans per dyad
-            stem = Path(cac_run.DYAD_FIGURE)
-            figure = stem.name if len(cac_scored) == 1 else f"{stem.stem}_{name}{stem.suffix}"
-            cac_run.write_dyad_figure(scored, folder / figure)
+        for s in own_scores.values():  # the figures of the families that scored their own configs
+            if s.figures is not None:
+                s.figures(folder)
 
     report = write_eval_folder(
         spec,

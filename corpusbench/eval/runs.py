@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 from corpusbench.errors import InputError
-from corpusbench.eval.benchmarks import Cells, fitclams_lexicons, ltswap_weights
 from corpusbench.eval.metrics import cells_interval
 from corpusbench.io import read_json
 
@@ -44,33 +43,12 @@ def _model_label(model: Mapping[str, Any]) -> str:
     return f"{arch}:{name}" if arch.startswith("ngram") else name
 
 
-def ltswap_cells(lt: Mapping[str, Any]) -> Cells:
-    return {k: (v["n"], v["n_correct"]) for k, v in lt["category_cells"].items()}
-
-
-def ltswap_stat(acc: Mapping[str, Any], bin_: int | None = None, subtask: str | None = None) -> Any:
-    """LT-Swap score from category-cell accuracies ``{"WS-NOUN|3": acc}``: mean over (subtask, bin)
-    cells, each the mean of its categories; optionally one bin or one subtask only."""
-    return sum(w * acc[k] for k, w in ltswap_weights(acc, bin_=bin_, subtask=subtask).items())
-
-
-def ltswap_ci(lt: Mapping[str, Any], bin_: int | None = None, subtask: str | None = None) -> list[float]:
-    """95% interval of the LT-Swap score (or one bin / subtask): MOVER over the category cells' Wilson."""
-    cells = ltswap_cells(lt)
-    return cells_interval(cells, ltswap_weights(cells, bin_=bin_, subtask=subtask))
-
-
 def prop_ci(cell: Mapping[str, Any]) -> list[float]:
     """Wilson 95% interval of one accuracy cell (``n``, ``n_correct``)."""
     return cells_interval({"c": (cell["n"], cell["n_correct"])}, {"c": 1.0})
 
 
 def mean_ci(cells: Mapping[str, Mapping[str, Any]]) -> list[float]:
-    """95% interval of the unweighted mean of several accuracy cells (FIT-CLAMS score over paradigms)."""
+    """95% interval of the unweighted mean of several accuracy cells (a score over paradigms)."""
     counts = {k: (c["n"], c["n_correct"]) for k, c in cells.items()}
     return cells_interval(counts, {k: 1 / len(counts) for k in counts})
-
-
-def lexicon_prefix(fc: Mapping[str, Any], lexicon: str) -> str:
-    """Column prefix of a FIT-CLAMS lexicon: none when the run has one lexicon."""
-    return "" if len(fitclams_lexicons(fc)) == 1 or not lexicon else f"{lexicon} "

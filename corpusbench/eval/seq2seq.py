@@ -1,11 +1,11 @@
-"""T5-style span-corruption scorer with sentinel tokens (the CAC paper's seq2seq interface).
+"""T5-style span-corruption scorer with sentinel tokens (the seq2seq interface of the papers).
 
 A span ``text[s:e]`` is scored as ``log P(<extra_id_0> span <extra_id_1></s> | text with the span
 replaced by <extra_id_0>)`` under teacher forcing, summed over all target tokens (sentinels and
-EOS included, as the CAC reference does). A sentence (or a character region of it) is scored as a
-sentinel PLL: every whitespace-delimited word (clipped to the region) is blanked in turn and the
-word scores are summed; a one-word region is one blank. Encoder passes are
-shared by all targets of the same input (CAC: three candidates, one encoder pass).
+EOS included, as the determiner-choice reference does). A sentence (or a character region of it) is
+scored as a sentinel PLL: every whitespace-delimited word (clipped to the region) is blanked in turn and
+the word scores are summed; a one-word region is one blank. Encoder passes are shared by all targets
+of the same input (e.g. three candidates, one encoder pass).
 """
 
 from __future__ import annotations

@@ -1,5 +1,7 @@
-"""Versioned prompt templates: ``corpusbench/prompts/<generator>/<purpose>.vN.j2``.
+"""Versioned prompt templates, named ``<namespace>/<purpose>.vN``.
 
+The ``generic`` namespace is ``corpusbench/prompts/generic/``; a benchmark family's namespace is its name,
+its templates in its folder's ``prompts/`` (``corpusbench/families/<family>/prompts/<purpose>.vN.j2``).
 ``render("generic/yes_no.v1", question=..., text=...)`` renders one with jinja2 ``StrictUndefined``:
 a missing variable, an unexpected one or an unknown template is a ``ConfigError``. Templates are
 never edited once used; a changed prompt is a new ``.vN`` file. ``template_hash`` goes into the
@@ -19,13 +21,23 @@ from corpusbench.errors import ConfigError
 from corpusbench.provenance import sha256_text
 
 ROOT = Path(__file__).resolve().parent
+FAMILIES = ROOT.parent / "families"  # each family's templates: FAMILIES/<family>/prompts/
 SUFFIX = ".j2"
 
 
 @functools.cache
+def roots() -> dict[str, Path]:
+    """Template namespace -> its folder: the folders here (``generic``), then each family's ``prompts/``."""
+    found = {p.name: p for p in sorted(ROOT.iterdir()) if p.is_dir() and not p.name.startswith("_")}
+    found.update({p.parent.name: p for p in sorted(FAMILIES.glob("*/prompts")) if p.is_dir()})
+    return found
+
+
+@functools.cache
 def _env() -> jinja2.Environment:
+    loaders = {ns: jinja2.FileSystemLoader(str(root)) for ns, root in roots().items()}
     return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(ROOT)),
+        loader=jinja2.PrefixLoader(loaders, delimiter="/"),
         undefined=jinja2.StrictUndefined,
         autoescape=False,
         keep_trailing_newline=False,
@@ -36,14 +48,20 @@ def _env() -> jinja2.Environment:
 
 def list_templates() -> list[str]:
     """All template names, e.g. ``["generic/choose_ab.v1", "generic/yes_no.v1"]``."""
-    return sorted(p.relative_to(ROOT).as_posix()[: -len(SUFFIX)] for p in ROOT.rglob(f"*{SUFFIX}"))
+    return sorted(
+        f"{ns}/{p.relative_to(root).as_posix()[: -len(SUFFIX)]}"
+        for ns, root in roots().items()
+        for p in root.rglob(f"*{SUFFIX}")
+    )
 
 
 def _path(name: str) -> Path:
     if name.endswith(SUFFIX):
         name = name[: -len(SUFFIX)]
-    path = (ROOT / f"{name}{SUFFIX}").resolve()
-    if not path.is_relative_to(ROOT) or not path.is_file():
+    ns, _, rest = name.partition("/")
+    root = roots().get(ns)
+    path = (root / f"{rest}{SUFFIX}").resolve() if root and rest else None
+    if path is None or root is None or not path.is_relative_to(root) or not path.is_file():
         near = difflib.get_close_matches(name, list_templates(), n=3)
         hint = f" Did you mean: {', '.join(near)}?" if near else f" Known: {', '.join(list_templates())}"
         raise ConfigError(f"unknown prompt template {name!r}.{hint}")
@@ -67,7 +85,8 @@ def template_hash(name: str) -> str:
 def render(name: str, /, **vars: object) -> str:
     """Render a template; surrounding white space is stripped."""
     path = _path(name)
-    rel = path.relative_to(ROOT).as_posix()
+    ns = name.partition("/")[0]
+    rel = f"{ns}/{path.relative_to(roots()[ns]).as_posix()}"
     extra = set(vars) - variables(name)
     if extra:
         raise ConfigError(

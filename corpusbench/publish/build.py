@@ -31,12 +31,11 @@ from corpusbench.publish import tables
 from corpusbench.publish.licences import most_restrictive
 from corpusbench.publish.plugins import (
     CONFIG_NAME,
-    TASK_COLUMNS,
-    TASK_ROLES,
     GeneratorContext,
     ReleaseConfig,
     ResolvedCorpus,
     generators,
+    tasks,
 )
 from corpusbench.publish.render import AUDIT_FILE, write_release_files
 from corpusbench.publish.spec import FamilySpec, ReleaseSpec
@@ -239,12 +238,13 @@ def _write_config(root: Path, gen_id: str, cfg: ReleaseConfig, licence: dict[str
     where = f"generator {gen_id!r}, config {cfg.name!r}"
     if not CONFIG_NAME.match(cfg.name):
         raise ConfigError(f"{where}: config names must be lowercase letters, digits, '_' and '-'")
-    if cfg.task not in TASK_COLUMNS:
-        raise ConfigError(f"{where}: unknown task {cfg.task!r} (one of {', '.join(TASK_COLUMNS)})")
+    kinds = tasks()
+    if cfg.task not in kinds:
+        raise ConfigError(f"{where}: unknown task {cfg.task!r} (one of {', '.join(kinds)})")
     table = tables.to_arrow(cfg.table, where)
     if table.num_rows == 0:
         raise InputError(f"{where}: the table is empty")
-    tables.check_columns(table, TASK_COLUMNS[cfg.task], where)
+    tables.check_columns(table, kinds[cfg.task].columns, where)
     rel = data_file(cfg.name)
     tables.write_parquet(table, root / rel)
     files = [{"path": rel, "sha256": file_sha256(root / rel), "size": (root / rel).stat().st_size}]
@@ -280,7 +280,7 @@ def _write_config(root: Path, gen_id: str, cfg: ReleaseConfig, licence: dict[str
 
 
 def _roles(cfg: ReleaseConfig, columns: list[str], where: str) -> dict[str, str]:
-    roles = dict(TASK_ROLES[cfg.task])
+    roles = dict(tasks()[cfg.task].roles)
     roles.update({k: v for k, v in (("id", "pair_id"), ("group", "UID")) if v in columns})
     roles.update(cfg.roles)
     missing = sorted(c for c in roles.values() if c not in columns)

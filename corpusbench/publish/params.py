@@ -1,8 +1,8 @@
 """Generator parameters of a release spec, checked when the spec is loaded, before any work.
 
-Each family's :class:`~corpusbench.families.ParamsSchema` names the params dataclass(es) its adapter
-parses (a key belongs to the first type that has it), the mappings nested in its params (FIT-CLAMS
-``selection``), and what it needs from the rest of the spec (a corpus, an ``llm`` block, corpus keys
+Each family's :class:`~corpusbench.family.ParamsSchema` names the params dataclass(es) its adapter
+parses (a key belongs to the first type that has it), the mappings nested in its params (a
+``selection`` mapping), and what it needs from the rest of the spec (a corpus, an ``llm`` block, corpus keys
 in its params). ``check_generator``
 refuses unknown keys (listing every valid one), wrong value types and the types' own validation errors
 with one ``ConfigError`` naming the spec file and the key. A family registered without a schema checks its own
@@ -20,7 +20,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from corpusbench.errors import ConfigError, ParamError
-from corpusbench.families import Nested, ParamsSchema, families, load
+from corpusbench.family import Nested, ParamsSchema, families, load
 from corpusbench.publish.plugins import generators as registry
 from corpusbench.publish.spec import SPEC_CHECKS, FamilySpec, ReleaseSpec
 

@@ -1,7 +1,7 @@
 """The generator-plugin interface of a release: what a generator hands to ``release build``.
 
 A generator plugs in with one small adapter function, the ``release`` hook of its family
-(:class:`corpusbench.families.Family`, registered by an entry point; docs/extending.md)::
+(:class:`corpusbench.family.Family`, registered by an entry point; docs/extending.md)::
 
     def build_configs(ctx: GeneratorContext) -> list[ReleaseConfig]: ...
 
@@ -17,10 +17,10 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from corpusbench.errors import ConfigError, ParamError
-from corpusbench.families import Family, families, load
+from corpusbench.family import Family, TaskKind, families, load
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -28,37 +28,29 @@ if TYPE_CHECKING:
 
     from corpusbench.publish.spec import FamilySpec, ReleaseLLM, ReleaseSpec
 
-Task = Literal["minimal_pairs", "prefix_pairs", "cac", "other"]
-#: Columns a config of each task kind must have (string, non-null).
-TASK_COLUMNS: dict[str, tuple[str, ...]] = {
-    "minimal_pairs": ("sentence_good", "sentence_bad"),
-    "prefix_pairs": ("prefix", "critical_good", "critical_bad"),
-    # CAC: one row per determiner site (corpusbench.generators.cac.table); context_new is a list column
-    "cac": ("site_id", "session", "speaker", "role", "utterance", "determiner", "choice", "noun"),
-    "other": (),
+#: A config's task kind: one of :data:`TASKS`, or one a family adds (``Family.tasks``).
+Task = str
+#: The task kinds of the framework, each with the columns its configs must have (string, non-null) and
+#: their default eval roles (merged under a config's own ``roles``).
+TASKS: dict[str, TaskKind] = {
+    "minimal_pairs": TaskKind(
+        columns=("sentence_good", "sentence_bad"), roles={"good": "sentence_good", "bad": "sentence_bad"}
+    ),
+    "prefix_pairs": TaskKind(
+        columns=("prefix", "critical_good", "critical_bad"),
+        roles={"prefix": "prefix", "good": "critical_good", "bad": "critical_bad"},
+    ),
+    "other": TaskKind(columns=()),
 }
-#: Default column roles of each task kind (merged under a config's own ``roles``).
-TASK_ROLES: dict[str, dict[str, str]] = {
-    "minimal_pairs": {"good": "sentence_good", "bad": "sentence_bad"},
-    "prefix_pairs": {"prefix": "prefix", "good": "critical_good", "bad": "critical_bad"},
-    "cac": {
-        "id": "site_id",
-        "group": "dyad",
-        "context": "context_new",
-        "text": "utterance",
-        "choice": "choice",
-    },
-    "other": {},
-}
-#: Eval role vocabulary (``ReleaseConfig.roles`` keys): role -> what its column holds. A key may carry a
-#: qualifier after ``:`` (``noun_bin:childes`` = the noun bin in corpus ``childes``;
-#: ``ltswap_rule:wordswap`` = the rule column of an LT-Swap WordSwap config). The eval runner reads
-#: columns through these roles only; the roles it finds decide which benchmark's metrics a config gets.
+#: Eval role vocabulary of the framework (``ReleaseConfig.roles`` keys): role -> what its column holds.
+#: A key may carry a qualifier after ``:`` (``noun_bin:childes`` = the noun bin in corpus ``childes``). The
+#: eval runner reads columns through these roles only; the roles it finds decide which family's metrics a
+#: config gets. Families add their own (``Family.roles``).
 ROLES: dict[str, str] = {
     "good": "acceptable sentence (or critical region after ``prefix``)",
     "bad": "unacceptable sentence (or critical region after ``prefix``)",
     "prefix": "shared context before good/bad (prefix_pairs), not scored",
-    "prefix_good": "context before the good sentence, not scored (LT-Swap prefix variant)",
+    "prefix_good": "context before the good sentence, not scored (a prefix variant)",
     "prefix_bad": "context before the bad sentence, not scored",
     "id": "pair id, unique within the config",
     "group": "grouping for per-group accuracy (paradigm, rule, UID)",
@@ -67,15 +59,23 @@ ROLES: dict[str, str] = {
     "good_end": "critical region of good: end character (exclusive)",
     "bad_start": "critical region of bad: start character",
     "bad_end": "critical region of bad: end character (exclusive)",
-    "paradigm": "FIT-CLAMS paradigm (marks a FIT-CLAMS config)",
-    "noun_bin": "FIT-CLAMS: subject noun's frequency bin in corpus <qualifier>",
-    "verb_bin": "FIT-CLAMS: verb's frequency bin in corpus <qualifier>",
-    "subject_good_count": "FIT-CLAMS: count of the good sentence's subject form in corpus <qualifier>",
-    "subject_bad_count": "FIT-CLAMS: count of the bad sentence's subject form in corpus <qualifier>",
-    "verb_count": "FIT-CLAMS: count of the critical verb form in corpus <qualifier>",
-    "ltswap_rule": "LT-Swap rule (NOUN/VERB, SVSHORT...); qualifier = wordswap|inflectionswap|agreementswap",
-    "quadruplet": "LT-Swap quadruplet id (two pairs per quadruplet)",
 }
+
+
+def tasks() -> dict[str, TaskKind]:
+    """Every task kind: the framework's, then each family's (family order)."""
+    out = dict(TASKS)
+    for family in families.all():
+        out.update(family.tasks)
+    return out
+
+
+def roles() -> dict[str, str]:
+    """The whole eval role vocabulary: the framework's roles, then each family's."""
+    out = dict(ROLES)
+    for family in families.all():
+        out.update(family.roles)
+    return out
 
 
 def split_role(key: str) -> tuple[str, str | None]:
@@ -93,7 +93,7 @@ class ReleaseConfig:
 
     ``funnel`` is the generator's ordered counters (``read``, ``dropped:<reason>``, ``kept``);
     ``bins`` maps a frequency-bin label to its row count; ``prompt_hashes`` maps a prompt template
-    name (``ltswap/filter_grammatical.v1``) to the sha256 of its text; ``model`` describes the LLM used.
+    name (``generic/yes_no.v1``) to the sha256 of its text; ``model`` describes the LLM used.
     ``roles`` tells the eval runner which column plays which part (``good``, ``bad``, ``id``, ``group``,
     ``bin``, ``good_start``...); the task's required columns are filled in by default.
     """
@@ -150,7 +150,7 @@ GeneratorFn = Callable[[GeneratorContext], Sequence[ReleaseConfig]]
 
 
 class Generators:
-    """Release adapters by generator name: those of the registered families (:mod:`corpusbench.families`).
+    """Release adapters by generator name: those of the registered families (:mod:`corpusbench.family`).
 
     ``register(name, fn)`` registers a family with only a release adapter (a quick plugin, a test).
     """

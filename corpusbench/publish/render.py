@@ -14,16 +14,16 @@ from typing import Any
 import jinja2
 import yaml
 
+from corpusbench.family import TaskKind, load
 from corpusbench.io import atomic_write, read_json, write_json, write_jsonl
 from corpusbench.publish import tables
+from corpusbench.publish.plugins import tasks
 from corpusbench.review import card as review_card
 
 TEMPLATES = Path(__file__).parent / "templates"
 CARD_TEMPLATE = "dataset_card.md.j2"
 LM_EVAL_README = "lm_eval_readme.md.j2"
 LM_EVAL_TASKS = ("minimal_pairs", "prefix_pairs")
-LM_EVAL_CAC = "cac"  # multiple choice among the alternation's forms (cac_utils.process_docs)
-CAC_UTILS = "cac_utils.py"
 AUDIT_FILE = "audit.json"
 
 
@@ -97,6 +97,11 @@ def render_card(manifest: dict[str, Any], audit: dict[str, Any] | None = None) -
             family=lm_eval_family(manifest),
             first=manifest["configs"][0]["name"],
             lm_eval_configs=lm_eval_configs(manifest),
+            lm_eval_notes=[
+                kind.lm_eval_note
+                for task, kind in family_lm_eval().items()
+                if kind.lm_eval_note and any(c["task"] == task for c in lm_eval_configs(manifest))
+            ],
             audit=audit_view(audit) if audit else None,
             human_validation=review_card.section(manifest),
             to_yaml=lambda obj: yaml.safe_dump(
@@ -185,16 +190,13 @@ def render_eval_files(manifest: dict[str, Any]) -> dict[str, str]:
     configs = lm_eval_configs(manifest)
     if not configs:
         return files
-    for task in sorted({c["task"] for c in configs} - {LM_EVAL_CAC}):
+    own = family_lm_eval()
+    for task in sorted({c["task"] for c in configs} - set(own)):
         files[f"{base}/{_template_name(task)}"] = note + _yaml(_lm_eval_template(rel, task))
     for c in configs:
-        if c["task"] == LM_EVAL_CAC:
-            files[f"{base}/{c['name']}.yaml"] = note + _lm_eval_cac(
-                rel, c["name"], lm_eval_task(manifest, c["name"])
-            )
-            files[f"{base}/{CAC_UTILS}"] = (TEMPLATES / f"lm_eval_{CAC_UTILS}.txt").read_text(
-                encoding="utf-8"
-            )
+        if (kind := own.get(c["task"])) is not None:  # a family's own task kind writes its files
+            made = load(kind.lm_eval)(rel, c["name"], lm_eval_task(manifest, c["name"]), note)
+            files |= {f"{base}/{name}": text for name, text in made.items()}
             continue
         files[f"{base}/{c['name']}.yaml"] = note + _yaml(
             {
@@ -221,37 +223,15 @@ def render_eval_files(manifest: dict[str, Any]) -> dict[str, str]:
     return files
 
 
+def family_lm_eval() -> dict[str, TaskKind]:
+    """The families' task kinds that have lm-eval-harness files (``TaskKind.lm_eval``), by task name."""
+    return {name: kind for name, kind in tasks().items() if kind.lm_eval is not None}
+
+
 def lm_eval_configs(manifest: dict[str, Any]) -> list[dict[str, Any]]:
-    """The configs that get an lm-eval-harness task: pairs, prefix pairs and CAC."""
-    return [c for c in manifest["configs"] if c["task"] in (*LM_EVAL_TASKS, LM_EVAL_CAC)]
-
-
-def _lm_eval_cac(rel: dict[str, Any], config: str, task: str) -> str:
-    """A CAC task: multiple choice among the alternation's forms (+ the rest of the utterance) after the
-    discourse context and the speaker's words up to the determiner; ``acc`` = the speaker's choice wins.
-    Written by hand: ``!function`` is an lm-eval YAML tag."""
-    head = _yaml(
-        {
-            "task": task,
-            "dataset_path": rel["repo_id"],
-            "dataset_name": config,
-            "dataset_kwargs": {"revision": rel["tag"]},
-            "output_type": "multiple_choice",
-            "test_split": rel["split"],
-        }
-    )
-    tail = _yaml(
-        {
-            "doc_to_text": "cac_left",
-            "doc_to_choice": "cac_choices",
-            "doc_to_target": "cac_target",
-            "target_delimiter": "",
-            "num_fewshot": 0,
-            "metric_list": [{"metric": "acc", "aggregation": "mean", "higher_is_better": True}],
-            "metadata": {"version": 1.0},
-        }
-    )
-    return f"{head}process_docs: !function {CAC_UTILS.removesuffix('.py')}.process_docs\n{tail}"
+    """The configs that get an lm-eval-harness task: pairs, prefix pairs and the families' own kinds."""
+    own = family_lm_eval()
+    return [c for c in manifest["configs"] if c["task"] in LM_EVAL_TASKS or c["task"] in own]
 
 
 def _template_name(task: str) -> str:

@@ -42,18 +42,34 @@ class LabelSet:
     pairs: tuple[dict[str, Any], ...] = field(default=())
 
 
+def read_rows(path: Path) -> list[dict[str, Any]]:
+    """The labelled items of ``path``, read by the first family whose ``labels`` reader takes it (family
+    order); none takes it: the first reader's ``InputError``."""
+    from corpusbench.family import families, load
+
+    readers = [f.labels for f in families.all() if f.labels is not None]
+    if not readers:
+        raise InputError(f"{path}: no family reads label files")
+    first: InputError | None = None
+    for reader in readers:
+        try:
+            return load(reader)([path])  # type: ignore[no-any-return]
+        except InputError as e:
+            first = first or e
+    assert first is not None
+    raise first
+
+
 def read_set(
     path: Path, *, shown: str, reviewer: str, by: str = "", criteria: str = "", where: str
 ) -> LabelSet:
     """Read a labelled validity file (``where`` names the spec field in errors): a missing file, a
     line that is not a labelled quadruplet, or a file with none is one ``InputError``."""
-    from corpusbench.generators.ltswap.validity import read_labels
-
     path = Path(path)
     if not path.is_file():
         raise InputError(f"{where}: {shown!r} is not a file (paths are relative to the spec)")
     try:
-        rows = read_labels([path])
+        rows = read_rows(path)
     except InputError as e:
         raise InputError(f"{where}: {e}") from None
     pairs = []

@@ -40,7 +40,7 @@ def cohen_kappa(a: Sequence[str], b: Sequence[str]) -> float:
 
 
 def order_key(group: str) -> tuple[int, str, float]:
-    """LT-Swap subtasks in the paper's order, then by name; within one, bins by their lower edge."""
+    """Subtasks in the order of ``TITLES``, then by name; within one, bins by their lower edge."""
     sub, _, rest = group.partition(" ")
     rank = list(TITLES).index(sub) if sub in TITLES else len(TITLES)
     num = re.search(r"\d+", rest)

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from corpusbench.generators.cac.model import is_degenerate
-from corpusbench.generators.cac.records import ADULT_TPR_BASELINE, UNIVERSAL_BIAS, GroupStats
-from corpusbench.generators.cac.stats import human_tests, passes, yang_predicted_overlap
+from corpusbench.families.cac.model import is_degenerate
+from corpusbench.families.cac.records import ADULT_TPR_BASELINE, UNIVERSAL_BIAS, GroupStats
+from corpusbench.families.cac.stats import human_tests, passes, yang_predicted_overlap
 
 REPO = Path(__file__).resolve().parents[2]
 PAPER = "cac-measuring-form-and-function.txt"

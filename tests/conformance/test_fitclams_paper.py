@@ -9,7 +9,7 @@ notebook's released with the paper: EN CHILDES 0.325, EN Wiki 0.096, DE CHILDES
 0.273, DE Wiki 0.101, FR CHILDES 0.192. Pooling the two EN tables would give 0.136.
 
 Those cases need the released data and skip without it, except under ``CI=true`` (as the FIT-CLAMS
-conformance tests of ``tests/generators/fitclams``). The hand-written case runs everywhere.
+conformance tests of ``tests/families/fitclams``). The hand-written case runs everywhere.
 """
 
 from __future__ import annotations
@@ -21,13 +21,13 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "generators" / "fitclams"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "families" / "fitclams"))
 from fitclams_reference import SHARED, available, in_ci, missing_reason
 
-from corpusbench.eval.benchmarks import fitclams_benchmark
 from corpusbench.eval.metrics import ols
 from corpusbench.eval.records import MinimalPair, PairScore
 from corpusbench.eval.release import ConfigEntry
+from corpusbench.families.fitclams.score import fitclams_benchmark
 
 # (table, n, R² nouns only, verb only, nouns + verb) as printed in the reference notebook
 NOTEBOOK = [

@@ -35,10 +35,9 @@ from __future__ import annotations
 
 import pytest
 
-from corpusbench.eval.benchmarks import ltswap_benchmark
-from corpusbench.eval.compare import ltswap_spread_ratios
 from corpusbench.eval.records import MinimalPair, PairScore
 from corpusbench.eval.release import ConfigEntry
+from corpusbench.families.ltswap.score import ltswap_benchmark, ltswap_spread_ratios
 
 PAIRS_PER_CELL = 4
 # (subtask, rule as released, category) -> accuracy per bin (None: no such cell)

@@ -11,13 +11,13 @@ import math
 import pandas as pd
 import pytest
 
-from corpusbench.eval.benchmarks import TIE_RULE, fisher_mean, ltswap_benchmark, ltswap_category
-from corpusbench.eval.compare import ltswap_stat
+from corpusbench.eval.benchmarks import TIE_RULE, fisher_mean
 from corpusbench.eval.data import table_pairs
 from corpusbench.eval.records import PairScore
 from corpusbench.eval.release import ConfigEntry
-from corpusbench.generators.ltswap.records import Quadruplet
-from corpusbench.publish.adapters.ltswap import pair_rows
+from corpusbench.families.ltswap.records import Quadruplet
+from corpusbench.families.ltswap.release import pair_rows
+from corpusbench.families.ltswap.score import ltswap_benchmark, ltswap_category, ltswap_stat
 
 # quad -> (subtask, rule, bin, correct pairs out of 2, ties)
 PLAN = {
@@ -33,7 +33,7 @@ PLAN = {
     "q10": ("agreementswap", "SVLONG", 0, 2, 0),
     "q11": ("agreementswap", "ANAPHORALONG", 2, 1, 0),
 }
-# what the adapter declares (publish/adapters/ltswap.py `roles=`)
+# what the adapter declares (families/ltswap/release.py `roles=`)
 ROLES = {"id": "pair_id", "group": "group", "bin": "bin", "quadruplet": "quadruplet_id"}
 
 
@@ -156,8 +156,8 @@ def test_fitclams_train_corpus_picks_that_corpus_bins_and_counts():
     """A two-corpus FIT-CLAMS config (as `fitclams --corpus a=… --corpus b=…` writes it): per-bin accuracy
     and the OLS use the named training corpus's columns; an unknown corpus is an error naming the config."""
     from corpusbench.errors import ConfigError
-    from corpusbench.eval.benchmarks import fitclams_benchmark
     from corpusbench.eval.records import MinimalPair
+    from corpusbench.families.fitclams.score import fitclams_benchmark
 
     roles = {"good": "sentence_good", "bad": "sentence_bad", "paradigm": "paradigm", "bin": "noun_bin__a"}
     for c in ("a", "b"):
@@ -215,8 +215,8 @@ def test_fitclams_reports_each_evaluation_lexicon_apart():
     lexicon (Table 4, §6), never pooled. Verb counts 2, 4, 8 are equally spaced in ln, so each fit is the
     hand-computed y = (1, 2, 4) on x = (1, 2, 3): R² = 27/28 (tests/eval/test_metrics.py); pooled, A's
     rising and B's falling ΔP cancel (slope 0, R² 0)."""
-    from corpusbench.eval.benchmarks import fitclams_benchmark, fitclams_lexicon
     from corpusbench.eval.metrics import ols, smoothed_log_count
+    from corpusbench.families.fitclams.score import fitclams_benchmark, fitclams_lexicon
 
     parts = [
         _fc_pairs("A", "simple_agrmt", [1.0, 2.0, 4.0], [2, 4, 8]),
@@ -250,7 +250,8 @@ def test_fitclams_reports_each_evaluation_lexicon_apart():
 
 
 def test_compare_names_each_runs_cac_window(tmp_path):
-    from corpusbench.eval.compare import Run, _cac_window
+    from corpusbench.eval.runs import Run
+    from corpusbench.families.cac.compare import _cac_window
 
     def run(cfgs: dict) -> Run:
         return Run(label="m", path=tmp_path, results={"benchmarks": {"cac": {"configs": cfgs}}})

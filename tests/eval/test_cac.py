@@ -8,11 +8,17 @@ import pytest
 import torch
 
 from corpusbench.errors import ConfigError
-from corpusbench.eval.cac import choose_causal, choose_determiners, merge_p_the, stepped_cuts, truncate_left
 from corpusbench.eval.causal import CausalScorer, encode_plain, has_sliding_layers
 from corpusbench.eval.masked import MaskedPllScorer
 from corpusbench.eval.records import DeterminerSite
 from corpusbench.eval.seq2seq import Seq2SeqScorer
+from corpusbench.families.cac.lm import (
+    choose_causal,
+    choose_determiners,
+    merge_p_the,
+    stepped_cuts,
+    truncate_left,
+)
 
 CTX = "*MOT: look at the dog .\n*CHI: doggie !\n*MOT: yes , the dog is big .\n"
 SITES = [

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from corpusbench.eval import cac_pass
-from corpusbench.eval.cac import choose_causal
-from corpusbench.eval.cac_pass import prefix_runs
 from corpusbench.eval.causal import CausalScorer
+from corpusbench.families.cac import lm_pass as cac_pass
+from corpusbench.families.cac.lm import choose_causal
+from corpusbench.families.cac.lm_pass import prefix_runs
 
 from .conftest import ROOT
 
@@ -17,10 +17,10 @@ EVE = ROOT / "data" / "childes" / "eve.cha"
 @pytest.fixture(scope="module")
 def eve_sites(tmp_path_factory):
     """The scorer's view of the first 60 child/caretaker sites of Eve (two pseudo-dyads), as eval does."""
-    from corpusbench.eval.cac_run import alternation_of, determiner_sites_from_lines, select_sites
-    from corpusbench.generators.cac.io import load_sites
-    from corpusbench.generators.cac.pipeline import CacConfig, run_cac
-    from corpusbench.generators.cac.table import session_lines
+    from corpusbench.families.cac.io import load_sites
+    from corpusbench.families.cac.pipeline import CacConfig, run_cac
+    from corpusbench.families.cac.score import alternation_of, determiner_sites_from_lines, select_sites
+    from corpusbench.families.cac.table import session_lines
     from corpusbench.io import read_json
 
     out = tmp_path_factory.mktemp("cac") / "eve"

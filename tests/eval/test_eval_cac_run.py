@@ -10,8 +10,11 @@ import pytest
 from typer.testing import CliRunner
 
 from corpusbench.errors import ConfigError, InputError
-from corpusbench.eval.cac import merge_p_the
-from corpusbench.eval.cac_run import (
+from corpusbench.eval.causal import CausalScorer
+from corpusbench.eval.runner import EvalSpec, run_eval
+from corpusbench.families.cac.lm import merge_p_the
+from corpusbench.families.cac.records import Alternation, Site
+from corpusbench.families.cac.score import (
     QUICK_CONTEXT_STEP,
     QUICK_CONTEXT_TOKENS,
     ContextWindow,
@@ -20,9 +23,6 @@ from corpusbench.eval.cac_run import (
     label_probs,
     select_sites,
 )
-from corpusbench.eval.causal import CausalScorer
-from corpusbench.eval.runner import EvalSpec, run_eval
-from corpusbench.generators.cac.records import Alternation, Site
 
 from .conftest import ROOT, SMOL
 
@@ -32,7 +32,7 @@ EVE = ROOT / "data" / "childes" / "eve.cha"
 @pytest.fixture(scope="session")
 def eve_cac(tmp_path_factory):
     """A CAC folder from the real eve.cha (two pseudo-dyads, so the across-dyad tests run)."""
-    from corpusbench.generators.cac.pipeline import CacConfig, run_cac
+    from corpusbench.families.cac.pipeline import CacConfig, run_cac
 
     out = tmp_path_factory.mktemp("cac") / "eve"
     run_cac([EVE], out, CacConfig(split_sessions=2))
@@ -114,7 +114,7 @@ def test_cac_eval_smollm2_on_eve(eve_cac, smol, tmp_path):
     df = pd.read_parquet(out / "scores.parquet")
     assert len(df) == 12 and ((df.p_the + df.p_a - 1).abs() < 1e-9).all()
     # the scores equal the reference method (three full strings) on one site, rebuilt by hand
-    from corpusbench.generators.cac.io import load_sites, site_prompt
+    from corpusbench.families.cac.io import load_sites, site_prompt
 
     sites, sessions = load_sites(eve_cac)
     row = df.iloc[5]

@@ -17,10 +17,10 @@ import pandas as pd
 import pytest
 import yaml
 
-from corpusbench.eval.benchmarks import fitclams_benchmark
 from corpusbench.eval.data import load_pairs
 from corpusbench.eval.records import PairScore
 from corpusbench.eval.release import find_release
+from corpusbench.families.fitclams.score import fitclams_benchmark
 from corpusbench.publish.build import build_release
 from corpusbench.publish.spec import ReleaseSpec
 

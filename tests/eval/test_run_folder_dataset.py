@@ -34,9 +34,9 @@ def stats(tmp_path_factory) -> CorpusStats:
 
 @pytest.fixture(scope="module")
 def ltswap_run(stats, tmp_path_factory):
-    from corpusbench.generators.ltswap.pipeline import LtswapParams, run_ltswap
+    from corpusbench.families.ltswap.pipeline import LtswapParams, run_ltswap
     from corpusbench.llm.cache import CachedLLM
-    from tests.generators.ltswap.test_pipeline import RuleLLM
+    from tests.families.ltswap.test_pipeline import RuleLLM
 
     out = tmp_path_factory.mktemp("runfolder") / "lt"
     params = LtswapParams(max_per_bin=2, rules=("SVSHORT",), agreement_samples=1, seed=0)
@@ -47,8 +47,8 @@ def ltswap_run(stats, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def fitclams_out(stats, tmp_path_factory):
-    from corpusbench.generators.fitclams.generator import FitClamsSpec, generate
-    from corpusbench.generators.fitclams.select import SelectionConfig
+    from corpusbench.families.fitclams.generator import FitClamsSpec, generate
+    from corpusbench.families.fitclams.select import SelectionConfig
 
     out = tmp_path_factory.mktemp("runfolder") / "fc"
     spec = FitClamsSpec(
@@ -83,7 +83,7 @@ def test_fitclams_output_folder_is_scored_as_fitclams(fitclams_out, tiny_dir, tm
 
 
 def test_cac_output_folder_is_scored_as_cac(tiny_dir, tmp_path):
-    from corpusbench.generators.cac.pipeline import CacConfig, run_cac
+    from corpusbench.families.cac.pipeline import CacConfig, run_cac
 
     out = tmp_path / "cac"
     run_cac([ROOT / "data" / "childes" / "eve.cha"], out, CacConfig(split_sessions=2))

@@ -147,7 +147,8 @@ def test_ties_and_intervals_in_results_summary_and_console():
 def test_figures_follow_the_benchmarks(tmp_path):
     """LT-Swap per bin and subtask (no WordSwap in bin 0 here; IS bins 0-2), FIT-CLAMS per bin of the
     lexicon; no catch-all accuracy_by_bin.png when every binned config belongs to a benchmark."""
-    from corpusbench.eval.plots import MIN_N, ltswap_series, plot_results
+    from corpusbench.eval.plots import MIN_N, plot_results
+    from corpusbench.families.ltswap.score import ltswap_series
 
     res = _release_results()
     made = set(plot_results(res, tmp_path))
@@ -162,7 +163,7 @@ def test_figures_follow_the_benchmarks(tmp_path):
 
 
 def test_cac_benchmark_headline_is_the_childrens_agreement_with_the_others_beside() -> None:
-    from corpusbench.eval.runner import cac_benchmark
+    from corpusbench.families.cac.score import cac_benchmark
 
     per = {
         "a": {"score": 0.6, "accuracy_caretaker": 0.9, "accuracy_pooled": 0.7, "configs": {}},

@@ -11,7 +11,7 @@ from fake_openai_server import FakeOpenAI
 from typer.testing import CliRunner
 
 from corpusbench.cli import app
-from corpusbench.generators.ltswap.calibration import CALIBRATION_SET
+from corpusbench.families.ltswap.calibration import CALIBRATION_SET
 
 KEY = "sk-test-0123456789abcdef"
 

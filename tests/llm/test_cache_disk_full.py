@@ -14,7 +14,7 @@ from cliproc import corpusbench
 from fake_openai_server import FakeOpenAI
 from tmpfs import grow, small_tmpfs
 
-from corpusbench.generators.ltswap.pipeline import SUBTASKS
+from corpusbench.families.ltswap.pipeline import SUBTASKS
 from corpusbench.llm.cache import ResultCache
 
 

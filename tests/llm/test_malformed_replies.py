@@ -15,7 +15,7 @@ from test_cache_disk_full import build
 from typer.testing import CliRunner
 
 from corpusbench.cli import app
-from corpusbench.generators.ltswap.calibration import CALIBRATION_SET
+from corpusbench.families.ltswap.calibration import CALIBRATION_SET
 from corpusbench.llm import CachedLLM, ChoiceRequest, GenRequest
 from corpusbench.llm.cache import FINAL, ResultCache, TooManyFailures, choice_key, gen_key
 from corpusbench.llm.openai_backend import OpenAIBackend

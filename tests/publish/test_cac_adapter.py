@@ -13,10 +13,10 @@ import pandas as pd
 import pytest
 from conftest import ROOT, run_cli
 
-from corpusbench.eval.cac_run import determiner_sites, determiner_sites_from_lines, select_sites
-from corpusbench.generators.cac.io import load_sites
-from corpusbench.generators.cac.records import Alternation
-from corpusbench.generators.cac.table import table_sites
+from corpusbench.families.cac.io import load_sites
+from corpusbench.families.cac.records import Alternation
+from corpusbench.families.cac.score import determiner_sites, determiner_sites_from_lines, select_sites
+from corpusbench.families.cac.table import table_sites
 from corpusbench.io import read_json
 
 SMOL = Path(__file__).resolve().parents[2] / "models" / "smollm2-135m-instruct"
@@ -89,10 +89,10 @@ def test_lm_eval_task_prompts_match_corpusbench(doc_release: Path) -> None:
 @pytest.mark.slow
 def test_release_scores_equal_the_folder_scores(doc_release: Path) -> None:
     """Same sites, same model: the release path and the CAC-folder path give identical numbers."""
-    from corpusbench.eval.cac_run import alternation_of, score_cac, score_cac_release_config
     from corpusbench.eval.runner import EvalSpec, open_scorer
-    from corpusbench.generators.cac.io import read_stats
-    from corpusbench.generators.cac.table import session_lines
+    from corpusbench.families.cac.io import read_stats
+    from corpusbench.families.cac.score import alternation_of, score_cac, score_cac_release_config
+    from corpusbench.families.cac.table import session_lines
 
     folder = _cac_folder(doc_release)
     spec = EvalSpec(dataset=str(folder), model=str(SMOL), out=Path("unused"), limit=1, context_utterances=4)
@@ -130,7 +130,7 @@ def test_hub_copy_at_its_tag_gives_the_same_rows(doc_release: Path, hub_env: dic
     assert pushed.returncode == 0, pushed.stderr
     code = (
         "import sys; from corpusbench.eval.release import find_release; "
-        "from corpusbench.eval.cac_run import release_config_table; "
+        "from corpusbench.families.cac.score import release_config_table; "
         "r = find_release('tester/cac-doc@v0.1.0'); assert r is not None and r.root is None; "
         "release_config_table(r, 'cac-the-a').to_parquet(sys.argv[1])"
     )

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from corpusbench.generators.fitclams.records import PARADIGMS
+from corpusbench.families.fitclams.records import PARADIGMS
 from corpusbench.publish.build import build_release
 from corpusbench.publish.spec import ReleaseSpec
 

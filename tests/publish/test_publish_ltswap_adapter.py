@@ -1,7 +1,7 @@
 """The ``ltswap`` release adapter: quadruplets -> minimal-pair rows (plain and prefix), spec errors.
 
 The end-to-end build with a real LLM and the eval of the prefix config are in
-tests/generators/ltswap/test_ltswap_release.py (they share the LT-Swap vLLM server fixture).
+tests/families/ltswap/test_ltswap_release.py (they share the LT-Swap vLLM server fixture).
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import pytest
 
 from corpusbench.errors import ConfigError
 from corpusbench.eval.data import table_pairs
-from corpusbench.generators.ltswap.records import Quadruplet
-from corpusbench.publish.adapters.ltswap import build_configs, pair_rows
+from corpusbench.families.ltswap.records import Quadruplet
+from corpusbench.families.ltswap.release import build_configs, pair_rows
 from corpusbench.publish.plugins import GeneratorContext, ResolvedCorpus
 from corpusbench.publish.spec import ReleaseSpec
 
@@ -120,7 +120,7 @@ def test_spec_errors_are_one_clear_line(tmp_path, llm, params, corpus, message):
 
 
 def test_card_lists_the_cells_of_a_per_cell_run():
-    from corpusbench.publish.adapters.ltswap import cells_markdown
+    from corpusbench.families.ltswap.release import cells_markdown
 
     cell = {"subtask": "agrswap", "target": 3, "kept": 1, "drawn": 4, "left": 0}
     meta = {

@@ -16,9 +16,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from corpusbench.generators.ltswap.records import Quadruplet, quadruplet_id
+from corpusbench.families.ltswap.records import Quadruplet, quadruplet_id
+from corpusbench.families.ltswap.release import pair_rows
 from corpusbench.io import write_json, write_jsonl
-from corpusbench.publish.adapters.ltswap import pair_rows
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -171,7 +171,7 @@ def make_run(folder: Path) -> Path:
 
 
 def make_release(folder: Path, run: Path, name: str = "lt-test", version: str = "0.1.0") -> Path:
-    from corpusbench.publish.adapters.ltswap import NAMES
+    from corpusbench.families.ltswap.release import NAMES
 
     configs = []
     for sub, spelled in NAMES.items():

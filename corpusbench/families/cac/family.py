@@ -1,0 +1,69 @@
+"""The CAC family: release config ``cac-<alternatives>`` (determiner sites), the agreement with the
+children, its demo line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from corpusbench.families.cac.lm_eval import NOTE
+from corpusbench.family import DemoLine, EvalKind, Family, OutputFolder, ParamsSchema, TaskKind, number
+
+
+def _is_cac(m: dict[str, Any]) -> bool:
+    return m.get("kind") == "cac" or str(m.get("schema", "")).startswith("cac.")
+
+
+def _is_cac_output(m: dict[str, Any]) -> bool:
+    return m.get("kind") == "cac"
+
+
+def _demo_line(m: dict[str, Any], _: Path) -> tuple[str, str]:
+    tests = [t for t in m.get("tests", []) if t.get("passed") is not None]
+    passed = sum(1 for t in tests if t["passed"])
+    key = (
+        f"{number(m.get('n_sites', '?'))} determiner sites in {number(m.get('n_utterances', '?'))} utterances"
+    )
+    if tests:
+        key += f"; {passed}/{len(tests)} across-dyad tests pass (p > alpha)"
+    return "sites.parquet, human_stats.csv, overlap.png, tpr.png", key
+
+
+FAMILY = Family(
+    name="cac",
+    title="CAC",
+    rank=30,
+    cli="corpusbench.families.cac.cli:register",
+    release="corpusbench.families.cac.release:build_configs",
+    params=ParamsSchema(  # generated from CacParams (families/cac/params.py)
+        types=("corpusbench.families.cac.params:CacSpec",), needs_corpus=True
+    ),
+    # scored site by site, not as pairs: its own ``score`` hook
+    eval=EvalKind(
+        task="cac",
+        score="corpusbench.families.cac.score:score_release",
+        refuses="corpusbench.families.cac.score:refuses",
+        folder="corpusbench.families.cac.score:folder_eval",
+        markdown="corpusbench.families.cac.score:cac_markdown",
+        columns="corpusbench.families.cac.compare:cac_columns",
+        settings="corpusbench.families.cac.compare:cac_settings",
+        figures=("corpusbench.families.cac.compare:plot_cac",),
+    ),
+    # one row per determiner site (corpusbench.families.cac.table); context_new is a list column
+    tasks={
+        "cac": TaskKind(
+            columns=("site_id", "session", "speaker", "role", "utterance", "determiner", "choice", "noun"),
+            roles={
+                "id": "site_id",
+                "group": "dyad",
+                "context": "context_new",
+                "text": "utterance",
+                "choice": "choice",
+            },
+            lm_eval="corpusbench.families.cac.lm_eval:files",
+            lm_eval_note=NOTE,
+        )
+    },
+    demo=(DemoLine(file="manifest.json", recognises=_is_cac, line=_demo_line),),
+    output=OutputFolder(label="CAC output", recognises=_is_cac_output),  # scored by the ``folder`` hook
+)

@@ -1,0 +1,66 @@
+"""The FIT-CLAMS family: release configs ``fitclams-<corpus>-<paradigm>``, the score per evaluation
+lexicon, its demo line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from corpusbench.family import DemoLine, EvalKind, Family, Nested, OutputFolder, ParamsSchema, number
+
+
+def _is_fitclams(m: dict[str, Any]) -> bool:
+    return str(m.get("generator", "")).startswith("fitclams")
+
+
+def _demo_line(m: dict[str, Any], _: Path) -> tuple[str, str]:
+    counts: dict[str, dict[str, int]] = m.get("pair_counts", {})
+    parts = [f"{c} {number(sum(p.values()))}" for c, p in counts.items()]
+    n_paradigms = max((len(p) for p in counts.values()), default=0)
+    key = f"{m.get('language', '?')}: {' + '.join(parts)} pairs, {n_paradigms} paradigms"
+    return "pairs/CORPUS/PARADIGM.parquet, words/", key
+
+
+FAMILY = Family(
+    name="fitclams",
+    title="FIT-CLAMS",
+    rank=20,
+    cli="corpusbench.families.fitclams.cli:register",
+    release="corpusbench.families.fitclams.release:build_configs",
+    params=ParamsSchema(
+        types=("corpusbench.families.fitclams.params:FitClamsSpecParams",),  # generated from FitClamsParams
+        nested={
+            "selection": Nested(target="corpusbench.families.fitclams.select:SelectionConfig"),
+            "overrides": Nested(target="corpusbench.families.fitclams.lexicon:Overrides", typed=False),
+        },
+        corpus_keys=("corpora",),
+    ),
+    eval=EvalKind(
+        role="paradigm",
+        benchmark="corpusbench.families.fitclams.score:fitclams_benchmark",
+        options=("train_corpus",),
+        markdown="corpusbench.families.fitclams.score:fitclams_markdown",
+        console="corpusbench.families.fitclams.score:fitclams_console",
+        columns="corpusbench.families.fitclams.score:fitclams_columns",
+        covers="corpusbench.families.fitclams.score:fitclams_covers",
+        run_figures=("corpusbench.families.fitclams.score:plot_fitclams_run_bins",),
+        figures=(
+            "corpusbench.families.fitclams.score:plot_fitclams_bins",
+            "corpusbench.families.fitclams.score:plot_delta",
+        ),
+    ),
+    roles={
+        "paradigm": "FIT-CLAMS paradigm (marks a FIT-CLAMS config)",
+        "noun_bin": "FIT-CLAMS: subject noun's frequency bin in corpus <qualifier>",
+        "verb_bin": "FIT-CLAMS: verb's frequency bin in corpus <qualifier>",
+        "subject_good_count": "FIT-CLAMS: count of the good sentence's subject form in corpus <qualifier>",
+        "subject_bad_count": "FIT-CLAMS: count of the bad sentence's subject form in corpus <qualifier>",
+        "verb_count": "FIT-CLAMS: count of the critical verb form in corpus <qualifier>",
+    },
+    demo=(DemoLine(file="manifest.json", recognises=_is_fitclams, line=_demo_line),),
+    output=OutputFolder(
+        label="FIT-CLAMS output",
+        recognises=_is_fitclams,
+        configs="corpusbench.families.fitclams.release:output_configs",
+    ),
+)

@@ -1,0 +1,67 @@
+"""The LT-Swap family: release configs ``ltswap-<subtask>[-prefix]``, the LT-Swap score, its demo line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from corpusbench.family import DemoLine, EvalKind, Family, OutputFolder, ParamsSchema, number
+
+
+def _is_ltswap(m: dict[str, Any]) -> bool:
+    return m.get("kind") == "corpusbench.ltswap"
+
+
+def _demo_line(m: dict[str, Any], _: Path) -> tuple[str, str]:
+    counts = m.get("counts", {})
+    llm = m.get("llm") or {}
+    model = llm.get("model", "") if isinstance(llm, dict) else str(llm)
+    key = "quadruplets: " + ", ".join(f"{s} {number(n)}" for s, n in counts.items())
+    return "SUBTASK.parquet, funnel.json, rejects.jsonl", key + (f"; LLM {Path(model).name}" if model else "")
+
+
+FAMILY = Family(
+    name="ltswap",
+    title="LT-Swap",
+    rank=10,
+    cli="corpusbench.families.ltswap.cli:register",
+    release="corpusbench.families.ltswap.release:build_configs",
+    params=ParamsSchema(  # generated from LtswapFamilyParams (families/ltswap/params.py)
+        types=("corpusbench.families.ltswap.params:LtswapSpec",),
+        needs_corpus=True,
+        needs_llm=True,
+        from_spec=("lang", "seed"),
+        cli_names={
+            "threshold": "filter_threshold",
+            "pos_check": "check_pos",
+            "no_pos_check": "check_pos",
+            "confirm": "confirm_inflections",
+            "llm_backend": "llm.backend",
+            "model": "llm.model",
+        },
+    ),
+    eval=EvalKind(
+        role="ltswap_rule",
+        benchmark="corpusbench.families.ltswap.score:ltswap_benchmark",
+        markdown="corpusbench.families.ltswap.score:ltswap_markdown",
+        console="corpusbench.families.ltswap.score:ltswap_console",
+        columns="corpusbench.families.ltswap.score:ltswap_columns",
+        covers="corpusbench.families.ltswap.score:ltswap_covers",
+        notes="corpusbench.families.ltswap.score:ltswap_notes",
+        run_figures=("corpusbench.families.ltswap.score:plot_ltswap_bins",),
+        figures=("corpusbench.families.ltswap.score:plot_ltswap",),
+    ),
+    roles={
+        "ltswap_rule": (
+            "LT-Swap rule (NOUN/VERB, SVSHORT...); qualifier = wordswap|inflectionswap|agreementswap"
+        ),
+        "quadruplet": "LT-Swap quadruplet id (two pairs per quadruplet)",
+    },
+    demo=(DemoLine(file="manifest.json", recognises=_is_ltswap, line=_demo_line),),
+    labels="corpusbench.families.ltswap.validity:read_labels",
+    output=OutputFolder(
+        label="LT-Swap run",
+        recognises=_is_ltswap,
+        configs="corpusbench.families.ltswap.release:output_configs",
+    ),
+)

@@ -1,0 +1,13 @@
+"""``minimal-pairs``: existing BLiMP-style pairs packaged as release configs (scored as plain pairs)."""
+
+from __future__ import annotations
+
+from corpusbench.family import Family, ParamsSchema
+
+FAMILY = Family(
+    name="minimal-pairs",
+    title="minimal pairs",
+    rank=50,
+    release="corpusbench.families.minimal_pairs.release:build_configs",
+    params=ParamsSchema(types=("corpusbench.families.minimal_pairs.release:MinimalPairsParams",)),
+)

@@ -1,1 +1,0 @@
-"""Benchmark generators: LT-Swap, FIT-CLAMS and CAC."""

@@ -1,0 +1,70 @@
+"""Item rules of #37 round three: the writer's meaning (v7), countable nouns, sentences with a finite verb."""
+
+from corpusbench.families.ltswap.candidates import MASS_MIN_SINGULAR, countable
+from corpusbench.families.ltswap.generation import Parsed, PosChecker, word_request
+from corpusbench.families.ltswap.lexicon import gloss
+from corpusbench.families.ltswap.records import InflectionPair
+
+
+def _noun_pair(sg: int, pl: int) -> InflectionPair:
+    return InflectionPair(
+        lemma="milk",
+        pos="NOUN",
+        form1="milk",
+        tag1="NN",
+        freq1=sg,
+        form2="milks",
+        tag2="NNS",
+        freq2=pl,
+        bin=0,
+    )
+
+
+def test_gloss_is_wordnets_first_sense_of_the_right_part_of_speech():
+    assert gloss("portend", "VB") == "indicate by signs"
+    assert "rose" in (gloss("eglantine", "NN") or "")
+    assert gloss("bereft", "VBD") == "deprive through death"  # WordNet misses it; lemminflect's lemma
+    assert gloss("spring", "NN") != gloss("spring", "VB")
+    assert gloss("zzyzx", "NN") is None
+
+
+def test_writer_v7_names_the_meaning_where_wordnet_has_one():
+    v7 = word_request("portend", "VB", 48, writer="v7", examples=("The king spake .",))
+    assert v7.prompt == 'verb (base form) "portend", meaning: indicate by signs'
+    assert "in that meaning" in v7.system and "The king spake ." in v7.system
+    assert word_request("zzyzx", "NN", 48, writer="v7").prompt == 'noun "zzyzx"'
+    assert "meaning" not in word_request("portend", "VB", 48, writer="v5").prompt
+    assert "meaning" not in word_request("laterne", "NN", 48, "de", writer="v7").prompt  # English only
+
+
+def test_a_noun_whose_plural_the_corpus_hardly_writes_is_not_countable():
+    assert not countable(_noun_pair(69, 1))  # milk / milks
+    assert countable(_noun_pair(69, 3))  # a plural at 4% of the singular
+    assert countable(_noun_pair(MASS_MIN_SINGULAR - 1, 0))  # too rare to tell
+    verb = InflectionPair(
+        lemma="go", pos="VERB", form1="go", tag1="VB", freq1=500, form2="goes", tag2="VBZ", freq2=0, bin=0
+    )
+    assert countable(verb)
+
+
+def _parsed(text: str, word: str) -> Parsed:
+    s = text.index(word)
+    return Parsed(text=text, start=s, end=s + len(word))
+
+
+def test_a_sentence_without_a_finite_verb_fails_the_check():
+    checker = PosChecker("en")
+    fragment = _parsed("Back then the conductor of the train.", "conductor")
+    sentence = _parsed("Back then the conductor of the train waved.", "conductor")
+    imperative = _parsed("Mend the broken cup.", "Mend")
+    modal = _parsed("Tomorrow we must portend the storm.", "portend")
+    assert checker.reasons(
+        [(fragment, "NOUN"), (sentence, "NOUN"), (imperative, "VERB"), (modal, "VERB")]
+    ) == [
+        "no_finite_verb",
+        "",
+        "",
+        "",
+    ]
+    assert checker.reasons([(sentence, "VERB")]) == ["wrong_pos"]
+    assert checker.check([(fragment, "NOUN"), (sentence, "NOUN")]) == [False, True]
