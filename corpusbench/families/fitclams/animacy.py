@@ -14,8 +14,9 @@
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Mapping, Sequence
+
+from corpusbench.corpus.wordnet import english_wordnet
 
 
 def _words(text: str) -> frozenset[str]:
@@ -91,36 +92,12 @@ def lexicon_intransitive(lang: str, lemma: str) -> bool:
 _INTRANSITIVE_NEXT_POS = frozenset({"ADP", "ADV", "CCONJ", "SCONJ", "PUNCT", ""})
 
 
-@functools.lru_cache(maxsize=1)
-def _wordnet():  # type: ignore[no-untyped-def]
-    """English WordNet 3.0 without NLTK's OMW version mapping, which re-reads index.sense twice on every
-    load (nltk 3.9/3.10 compare the version string "3.0" with the corpus name) and is not needed here."""
-    import warnings
-
-    import nltk
-    from nltk.corpus.reader.wordnet import WordNetCorpusReader
-
-    class _EnglishWordNet(WordNetCorpusReader):
-        def map_wn(self, version: str = "wordnet") -> None:
-            return None
-
-    try:
-        root = nltk.data.find("corpora/wordnet")
-    except LookupError as e:
-        from corpusbench.errors import ConfigError
-
-        raise ConfigError("NLTK WordNet not found; run `make nltk-data` and set NLTK_DATA") from e
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # "multilingual functions are not available": expected, English only
-        return _EnglishWordNet(root, None)
-
-
 def noun_animacy(
     lang: str, lemma: str, sg: str, vocabulary: Mapping[str, int] | None = None
 ) -> tuple[bool | None, str]:
     """(animate?, evidence). ``None`` means unknown (treated as not animate by the selector)."""
     if lang == "en":
-        wn = _wordnet()
+        wn = english_wordnet()
         synsets = wn.synsets(lemma or sg, pos="n") or wn.synsets(sg, pos="n")
         if not synsets:
             return None, "wordnet:none"
@@ -167,7 +144,7 @@ def feminine_agentive(lang: str, sg: str) -> list[str]:
 
 def verb_frames_intransitive(lemma: str) -> bool | None:
     """English: WordNet frame 2 ("Somebody ----s") among the first three senses; None if not in WordNet."""
-    synsets = _wordnet().synsets(lemma, pos="v")
+    synsets = english_wordnet().synsets(lemma, pos="v")
     if not synsets:
         return None
     return any(2 in s.frame_ids() for s in synsets[:3])
@@ -175,7 +152,7 @@ def verb_frames_intransitive(lemma: str) -> bool | None:
 
 def verb_class(lemma: str) -> str | None:
     """WordNet lexicographer class of the verb's first sense ("verb.motion"), ``None`` if unknown."""
-    synsets = _wordnet().synsets(lemma, pos="v")
+    synsets = english_wordnet().synsets(lemma, pos="v")
     return synsets[0].lexname() if synsets else None
 
 

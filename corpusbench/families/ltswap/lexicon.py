@@ -76,21 +76,15 @@ def dictionary() -> frozenset[str]:
 def gloss(form: str, tag: str) -> str | None:
     """WordNet's definition of ``form``'s first (most frequent) sense as a noun (``NN*`` tags) or verb,
     inflected forms included ("purples", "bereft"); None when WordNet has no such sense."""
-    import nltk
+    from corpusbench.corpus.wordnet import english_wordnet
 
-    try:
-        nltk.data.find("corpora/wordnet")
-    except LookupError as e:
-        raise ConfigError("NLTK 'wordnet' data are not installed (set NLTK_DATA; `make nltk-data`)") from e
-    from nltk.corpus import wordnet
-
-    noun = tag.startswith("N")
-    synsets = wordnet.synsets(form.lower(), wordnet.NOUN if noun else wordnet.VERB)
+    wordnet, noun = english_wordnet(), tag.startswith("N")
+    synsets = wordnet.synsets(form.lower(), "n" if noun else "v")
     if not synsets:  # an inflection WordNet's own lemmatiser misses: lemminflect's lemma
         from lemminflect import getLemma
 
         for lemma in getLemma(form.lower(), upos="NOUN" if noun else "VERB"):
-            synsets = synsets or wordnet.synsets(lemma, wordnet.NOUN if noun else wordnet.VERB)
+            synsets = synsets or wordnet.synsets(lemma, "n" if noun else "v")
     return synsets[0].definition() if synsets else None
 
 
