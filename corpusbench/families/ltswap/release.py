@@ -136,16 +136,16 @@ def _run(ctx: GeneratorContext, own: Any, params: Any, run_dir: Path) -> dict[st
 
     # a finished ``reuse_run`` comes first: after `ltswap build` made it again (new code, same params),
     # this build's earlier copy of the old run would otherwise win
+    src = ctx.resolve_path(own.reuse_run) if own.reuse_run else None
+    src_run, src_why = why_not(src) if src is not None else (None, None)
     old, why = why_not(run_dir)
-    if why is None and not (own.reuse_run and why_not(ctx.resolve_path(own.reuse_run))[1] is None):
+    if why is None and (src is None or src_why is not None):
         say(f"ltswap: reusing {run_dir} (this build's earlier run)")
         return old  # type: ignore[return-value]
     if old is not None and why is not None:
         say(f"ltswap: not reusing {run_dir} (this build's earlier run): {why}")
-    if own.reuse_run:
-        src = ctx.resolve_path(own.reuse_run)
-        old, why = why_not(src)
-        if why is None:
+    if src is not None:
+        if src_why is None:
             import shutil
 
             say(f"ltswap: reusing {src}")
@@ -153,8 +153,8 @@ def _run(ctx: GeneratorContext, own: Any, params: Any, run_dir: Path) -> dict[st
             shutil.copytree(
                 src, run_dir, ignore=shutil.ignore_patterns("llm-cache.sqlite*", "stats", "*.log")
             )
-            return old  # type: ignore[return-value]
-        say(f"ltswap: not reusing {src}: {why}")
+            return src_run  # type: ignore[return-value]
+        say(f"ltswap: not reusing {src}: {src_why}")
     plan = plan_ltswap(stats, params)  # unreadable stats fail here, before the LLM starts
     ctx.log(
         f"ltswap: generating with {ctx.llm.backend} {served_name(model)} (answers cached in the work dir)"
