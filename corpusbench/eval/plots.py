@@ -27,7 +27,7 @@ Point = tuple[float, list[float], int, float | None]  # (value, 95% interval, n,
 Series = dict[int, Point]  # bin -> point
 
 
-def _plt():
+def pyplot():
     import matplotlib
 
     matplotlib.use("Agg")
@@ -36,7 +36,7 @@ def _plt():
     return plt
 
 
-def _save(fig: Any, path: Path) -> None:
+def save_png(fig: Any, path: Path) -> None:
     from corpusbench.io import atomic_path
 
     with atomic_path(path) as tmp:
@@ -146,7 +146,7 @@ def plot_groups(results: dict[str, Any], out: Path) -> str | None:
     ]
     if not groups:
         return None
-    plt = _plt()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(max(4.0, 0.45 * len(groups) + 2), 3.6))
     xs = np.arange(len(groups))
     pts = [point({"c": c}) for _, c in groups]
@@ -171,7 +171,7 @@ def plot_groups(results: dict[str, Any], out: Path) -> str | None:
     ax.set_ylabel("pairwise accuracy (ties are not wins)")
     what = f"accuracy per config; ties {n_ties}" + (" (hatched: ties counted as ½)" if n_ties else "")
     ax.set_title(plot_title(results, what), fontsize=8)
-    _save(fig, out / "accuracy_by_group.png")
+    save_png(fig, out / "accuracy_by_group.png")
     plt.close(fig)
     return "accuracy_by_group.png"
 
@@ -192,13 +192,13 @@ def plot_other_bins(results: dict[str, Any], out: Path) -> str | None:
             shown += sorted(per.items())
         else:
             shown.append((cfg, {int(b): point({"c": c}) for b, c in m["by_bin"].items()}))
-    plt = _plt()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 3.8))
     ns = draw_lines(ax, shown)
     bin_axis(ax, ns, "frequency bin (under it: pairs)")
     ax.set_title(plot_title(results, "accuracy per bin"), fontsize=8)
     legend_below(fig, ax)
-    _save(fig, out / "accuracy_by_bin.png")
+    save_png(fig, out / "accuracy_by_bin.png")
     plt.close(fig)
     return "accuracy_by_bin.png"
 

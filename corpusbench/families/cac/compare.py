@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from corpusbench.eval.plots import _plt, _save, legend_below
+from corpusbench.eval.plots import legend_below, pyplot, save_png
 from corpusbench.eval.runs import Run
 from corpusbench.family import Metric
 
@@ -64,7 +64,7 @@ def plot_cac(runs: Sequence[Run], out: Path, *, n_boot: int = 2000, seed: int = 
     humans = _dyad_rows(shown[0], "human_stats")
     series = [("humans", humans)] + [(r.label, _dyad_rows(r, "model_stats")) for r in shown]
     roles = sorted({str(r["role"]) for _, rows in series for r in rows})
-    plt = _plt()
+    plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(9.0, 3.8))
     width = 0.8 / len(series)
     for ax, key, what in ((axes[0], "overlap", "overlap"), (axes[1], "tpr", "TPR")):
@@ -90,6 +90,6 @@ def plot_cac(runs: Sequence[Run], out: Path, *, n_boot: int = 2000, seed: int = 
         "CAC: determiner overlap and TPR per role, mean over dyads (95% bootstrap CI over dyads)", fontsize=10
     )
     legend_below(fig, axes[0])
-    _save(fig, out / "cac_overlap_tpr.png")
+    save_png(fig, out / "cac_overlap_tpr.png")
     plt.close(fig)
     return "cac_overlap_tpr.png"

@@ -32,13 +32,13 @@ from corpusbench.eval.plots import (
     MIN_N,
     Point,
     Series,
-    _plt,
-    _save,
     bin_axis,
     draw_lines,
     legend_below,
     plot_title,
     point,
+    pyplot,
+    save_png,
 )
 from corpusbench.eval.records import MinimalPair, PairScore
 from corpusbench.eval.release import ConfigEntry
@@ -252,7 +252,7 @@ def plot_fitclams_run_bins(results: dict[str, Any], out: Path) -> str | None:
     fc = results["benchmarks"].get("fitclams")
     if not fc:
         return None
-    plt = _plt()
+    plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(9.0, 3.8), sharey=True)
     for ax, key, what in ((axes[0], "per_noun_bin", "subject noun"), (axes[1], "per_verb_bin", "verb")):
         ns = draw_lines(ax, [(f"lexicon {k}".strip(), v) for k, v in fitclams_series(fc, key).items()])
@@ -261,7 +261,7 @@ def plot_fitclams_run_bins(results: dict[str, Any], out: Path) -> str | None:
     what = f"FIT-CLAMS by frequency bin of the training corpus; ties {fc.get('n_ties', 0)}"
     fig.suptitle(plot_title(results, what), fontsize=9)
     legend_below(fig, axes[0])
-    _save(fig, out / "fitclams_by_bin.png")
+    save_png(fig, out / "fitclams_by_bin.png")
     plt.close(fig)
     return "fitclams_by_bin.png"
 
@@ -285,7 +285,7 @@ def plot_fitclams_bins(runs: Sequence[Run], out: Path, **_options: Any) -> str |
 
         return get
 
-    plt = _plt()
+    plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(9.0, 3.8), sharey=True)
     for ax, key, what in ((axes[0], "per_noun_bin", "subject noun"), (axes[1], "per_verb_bin", "verb")):
         ns = model_lines(ax, runs, series(key))
@@ -298,7 +298,7 @@ def plot_fitclams_bins(runs: Sequence[Run], out: Path, **_options: Any) -> str |
         fontsize=10,
     )
     legend_below(fig, axes[0])
-    _save(fig, out / "fitclams_by_bin.png")
+    save_png(fig, out / "fitclams_by_bin.png")
     plt.close(fig)
     return "fitclams_by_bin.png"
 
@@ -320,7 +320,7 @@ def plot_delta(runs: Sequence[Run], out: Path, **_options: Any) -> str | None:
     }
     if not pts:
         return None
-    plt = _plt()
+    plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(9.0, 3.8), sharey=True)
     for ax, key, what in (
         (axes[0], "verb", "verb form"),
@@ -357,7 +357,7 @@ def plot_delta(runs: Sequence[Run], out: Path, **_options: Any) -> str | None:
         fontsize=10,
     )
     legend_below(fig, axes[0])
-    _save(fig, out / "fitclams_delta_vs_logfreq.png")
+    save_png(fig, out / "fitclams_delta_vs_logfreq.png")
     plt.close(fig)
     return "fitclams_delta_vs_logfreq.png"
 

@@ -34,13 +34,13 @@ from corpusbench.eval.plots import (
     MIN_N,
     Point,
     Series,
-    _plt,
-    _save,
     bin_axis,
     draw_lines,
     legend_below,
     plot_title,
     point,
+    pyplot,
+    save_png,
 )
 from corpusbench.eval.records import MinimalPair, PairScore
 from corpusbench.eval.release import ConfigEntry
@@ -379,14 +379,14 @@ def plot_ltswap_bins(results: dict[str, Any], out: Path) -> str | None:
     lt = results["benchmarks"].get("ltswap")
     if not lt:
         return None
-    plt = _plt()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6.6, 3.8))
     ns = draw_lines(ax, list(ltswap_series(lt).items()))
     bin_axis(ax, ns, "frequency bin (under it: pairs in the bin, all subtasks)")
     what = f"LT-Swap per bin and subtask; bin 0 has no WordSwap; ties {lt.get('n_ties', 0)}"
     ax.set_title(plot_title(results, what), fontsize=8)
     legend_below(fig, ax)
-    _save(fig, out / "ltswap_by_bin.png")
+    save_png(fig, out / "ltswap_by_bin.png")
     plt.close(fig)
     return "ltswap_by_bin.png"
 
@@ -408,7 +408,7 @@ def plot_ltswap(runs: Sequence[Run], out: Path, **_options: Any) -> str | None:
 
     if not any(r.bench.get("ltswap") for r in runs):
         return None
-    plt = _plt()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(6.4, 3.8))
     ns = model_lines(ax, runs, series)
     bin_axis(ax, ns, "frequency bin (under it: pairs in the bin)")
@@ -419,7 +419,7 @@ def plot_ltswap(runs: Sequence[Run], out: Path, **_options: Any) -> str | None:
         fontsize=9,
     )
     legend_below(fig, ax)
-    _save(fig, out / "ltswap_by_bin.png")
+    save_png(fig, out / "ltswap_by_bin.png")
     plt.close(fig)
     return "ltswap_by_bin.png"
 

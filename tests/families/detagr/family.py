@@ -13,7 +13,7 @@ import pandas as pd
 
 from corpusbench.errors import InputError
 from corpusbench.eval.metrics import accuracy_cell, cells_interval
-from corpusbench.eval.plots import _plt, _save
+from corpusbench.eval.plots import pyplot, save_png
 from corpusbench.family import EvalKind, Family, ParamsSchema, ScoreRun, TaskKind, TaskScores
 from corpusbench.publish.plugins import GeneratorContext, ReleaseConfig, parse_params
 from detagr.generator import DetAgrParams, make_pairs
@@ -105,13 +105,13 @@ def benchmark(entries: Sequence[Any], scored: Mapping[str, Any]) -> dict[str, An
 def plot_determiners(results: dict[str, Any], out: Path) -> str | None:
     """``detagr_by_determiner.png``: one eval run's accuracy per determiner (its figure of the run)."""
     cells = results["benchmarks"]["detagr"]["per_determiner"]
-    plt = _plt()
+    plt = pyplot()
     fig, ax = plt.subplots(figsize=(4.0, 3.0))
     ax.bar(list(cells), [c["accuracy"] for c in cells.values()], color="#4C72B0")
     ax.set_ylim(0, 1.02)
     ax.set_ylabel("pairwise accuracy")
     ax.set_title("DetAgr accuracy per determiner", fontsize=9)
-    _save(fig, out / "detagr_by_determiner.png")
+    save_png(fig, out / "detagr_by_determiner.png")
     plt.close(fig)
     return "detagr_by_determiner.png"
 
