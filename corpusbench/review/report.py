@@ -265,8 +265,8 @@ def figure(rep: dict[str, Any], path: Path) -> Path:
     xs = range(len(subs))
     shares = [rep["subtasks"][s]["share"] for s in subs]
     err = [
-        [rep["subtasks"][s]["share"] - rep["subtasks"][s]["low"] for s in subs],
-        [rep["subtasks"][s]["high"] - rep["subtasks"][s]["share"] for s in subs],
+        [max(0.0, rep["subtasks"][s]["share"] - rep["subtasks"][s]["low"]) for s in subs],
+        [max(0.0, rep["subtasks"][s]["high"] - rep["subtasks"][s]["share"]) for s in subs],
     ]
     ax.errorbar(
         [x - 0.1 for x in xs], shares, yerr=err, fmt="o", color="#2f5fb3", capsize=3, label="kept items"
@@ -282,7 +282,7 @@ def figure(rep: dict[str, Any], path: Path) -> Path:
         ax.errorbar(
             [v[0] for v in vals],
             [v[1] for v in vals],
-            yerr=[[v[1] - v[2] for v in vals], [v[3] - v[1] for v in vals]],
+            yerr=[[max(0.0, v[1] - v[2]) for v in vals], [max(0.0, v[3] - v[1]) for v in vals]],
             fmt="s",
             color="#b3261e",
             capsize=3,

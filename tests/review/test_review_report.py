@@ -104,3 +104,18 @@ def test_without_rejected_drafts_the_judge_recall_is_not_measured(release_dir: P
         "judge recall" not in text and "its recall is not measured (no rejected draft was labelled)" in text
     )
     assert "| all | 24 |" in text and "| 12 | 0 |" in text  # marginal and invalid counts
+
+
+def test_figure_draws_a_zero_share_whose_wilson_limit_is_a_rounding_above_it(tmp_path: Path) -> None:
+    """wilson(0, n) gives a lower limit of ~5.6e-17, not 0: the figure clamps the error bar instead of
+    letting matplotlib refuse a negative one (``review report`` on the default release crashed so)."""
+    from corpusbench.review.report import figure
+
+    lo, hi = wilson(0, 7)
+    assert lo > 0  # the rounding the figure must tolerate
+    rep = {
+        "subtasks": {"wordswap": {"share": 0.0, "low": lo, "high": hi, "n": 7}},
+        "judge": {"wordswap": {"rejected": 7, "recall": {"n": 7, "k": 7}}},
+    }
+    path = figure(rep, tmp_path / "report.png")
+    assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
