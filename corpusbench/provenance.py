@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import platform
 import subprocess
 from pathlib import Path
@@ -32,6 +33,50 @@ def file_sha256(path: str | Path, chunk: int = 1 << 20) -> str:
         while block := fh.read(chunk):
             h.update(block)
     return h.hexdigest()
+
+
+#: Files at least this large have their sha256 remembered by :func:`file_sha256_cached`.
+HASH_CACHE_MIN_BYTES = 16 << 20
+
+
+def hash_cache_dir() -> Path | None:
+    """Where :func:`file_sha256_cached` remembers digests: ``$CORPUSBENCH_HASH_CACHE`` (``0``/``off``:
+    nowhere), else ``$XDG_CACHE_HOME/corpusbench/sha256`` (``~/.cache/...``)."""
+    env = os.environ.get("CORPUSBENCH_HASH_CACHE")
+    if env is not None:
+        return None if env.lower() in ("", "0", "off", "no", "false") else Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "corpusbench" / "sha256"
+
+
+def file_sha256_cached(path: str | Path) -> str:
+    """:func:`file_sha256`, remembered for large files by what ``stat`` says of them (absolute path, device,
+    inode, size, modification time in ns), as git's index skips unchanged files: a model's weights are read
+    and hashed once, not at every ``eval run``. A file changed in any of those is hashed again; a cache
+    that cannot be written is skipped."""
+    path = Path(path)
+    st = path.stat()
+    where = hash_cache_dir()
+    if where is None or st.st_size < HASH_CACHE_MIN_BYTES:
+        return file_sha256(path)
+    key = sha256_text(stable_json([str(path.resolve()), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns]))
+    entry = where / key[:2] / key
+    try:
+        known = entry.read_text(encoding="ascii").strip()
+        if len(known) == 64:
+            return known
+    except (OSError, UnicodeDecodeError):
+        pass
+    digest = file_sha256(path)
+    if path.stat().st_mtime_ns == st.st_mtime_ns:  # not changed while being read
+        try:
+            entry.parent.mkdir(parents=True, exist_ok=True)
+            tmp = entry.with_name(f"{entry.name}.{os.getpid()}.tmp")
+            tmp.write_text(digest + "\n", encoding="ascii")
+            os.replace(tmp, entry)
+        except OSError:
+            pass
+    return digest
 
 
 def git_sha() -> str | None:

@@ -18,7 +18,7 @@ import torch
 
 from corpusbench.errors import BackendError, ConfigError, InputError
 from corpusbench.eval.records import Arch
-from corpusbench.provenance import file_sha256, fingerprint
+from corpusbench.provenance import file_sha256_cached, fingerprint
 
 log = logging.getLogger(__name__)
 
@@ -274,9 +274,10 @@ def refuse_custom_code(model_id: str, config_file: Path) -> None:
 
 
 def local_fingerprint(folder: Path) -> str:
-    """sha256 over (name, sha256) of every file in a local model folder (weights, config, tokenizer)."""
+    """sha256 over (name, sha256) of every file in a local model folder (weights, config, tokenizer); the
+    weights' digests are remembered by stat (:func:`~corpusbench.provenance.file_sha256_cached`)."""
     files = sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
-    return fingerprint([(p.name, file_sha256(p)) for p in files])
+    return fingerprint([(p.name, file_sha256_cached(p)) for p in files])
 
 
 def _check_arch(arch: str) -> Arch:
