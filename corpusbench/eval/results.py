@@ -7,13 +7,14 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from corpusbench.eval.spec import EvalSpec
 from corpusbench.eval.timing import StageClock
 from corpusbench.io import atomic_dir, atomic_path, atomic_write, write_json
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
