@@ -119,14 +119,25 @@ class TaskScores:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class EvalHelp:
+    """A family's words in the help of ``eval`` and ``compare`` (joined with the other families')."""
+
+    score: str = ""  # the ``eval`` group: how its benchmark scores ("determiner choice")
+    region: str = ""  # ``eval run --scoring auto``: its critical region ("verb")
+    limit: str = ""  # ``eval run --limit``: what it limits ("sites per dyad and role")
+    boot: bool = False  # ``compare --boot``: its compare figure draws bootstrap intervals
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class EvalKind:
     """How ``eval run`` recognises a family's release configs and what it reports for them.
 
     A config is the family's when its ``task`` is ``task`` (default: a pair task) and, if ``role`` is
     set, its roles have that role (a marker role such as ``paradigm``). ``benchmark(entries, scored,
     **options)`` returns the family's block of ``results.json`` ``benchmarks`` (None when none of its
-    configs was scored); ``options`` names the run options it takes (``train_corpus``). Without
-    ``markdown`` / ``columns`` hooks, the block's ``headline`` key is shown under the family's title.
+    configs was scored); ``options`` names the run options it takes (``train_corpus``), declared by
+    ``run_options``, the dataclass of its ``eval run`` options. Without ``markdown`` / ``columns`` hooks,
+    the block's ``headline`` key is shown under the family's title.
 
     A task that is not pairs (a determiner choice per site, say) brings its own scoring: ``score(entries,
     run: ScoreRun) -> TaskScores`` scores the family's configs of that task with the run's scorer (its
@@ -151,6 +162,14 @@ class EvalKind:
     settings: Target | None = None  # (runs) -> list[str]: how each run was made (after the scoring mode)
     run_figures: tuple[Target, ...] = ()  # (results, out) -> file name | None: figures of one eval run
     figures: tuple[Target, ...] = ()  # (runs, out, n_boot, seed) -> file name | None: compare figures
+    #: its options of ``eval run``: a dataclass ("module:Class") of ``corpusbench.params.param`` fields (help,
+    #: default, option spelling); the run's ``EvalSpec.options`` carries their values by field name
+    run_options: Target | None = None
+    help: EvalHelp = field(default_factory=EvalHelp)
+    averaged: tuple[str, ...] = ()  # its block's scores that average cells (MOVER intervals): "score", "bin"
+    rows: Target | None = (
+        None  # (block) -> {config: score | None}: ``eval run``'s table rows of its own scoring
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -162,6 +181,7 @@ class OutputFolder:
     label: str
     recognises: Target
     configs: Target | None = None
+    help: str = ""  # how ``eval run --dataset``'s help names it, where "pairs file, folder" does not
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -171,6 +191,16 @@ class DemoLine:
     file: str  # manifest.json, results.json, split.json ...
     recognises: Target  # (doc) -> bool
     line: Target  # (doc, folder) -> (what was made, its key numbers)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ScoredBy:
+    """A family's configs of task ``task`` that ``eval run`` does not score, and its own command that does
+    (one of its ``eval_cli`` commands): the skip reason and the ``eval`` group's help say so."""
+
+    task: str  # "other"
+    what: str  # what those configs are, as the help names them
+    command: str  # the command after ``corpusbench``: "eval clusters"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -194,6 +224,7 @@ class Family:
         default_factory=dict
     )  # eval roles it adds: role -> what its column holds
     rank: int = 100
+    scored_by: ScoredBy | None = None  # its configs that ``eval run`` skips: the command that scores them
 
     def claims(self, task: str, roles: set[str], pair_tasks: tuple[str, ...]) -> bool:
         """Whether a release config (its task, its role names) is this family's, for eval: its ``task`` (else

@@ -1,38 +1,118 @@
 """``corpusbench eval run`` (score a model on a release or minimal pairs), ``eval clusters`` and
-``corpusbench compare`` (compare runs)."""
+``corpusbench compare`` (compare runs).
+
+The families' words in the help texts (``EvalKind.help``, ``OutputFolder.help``, ``Family.scored_by``) and
+their options of ``eval run`` (``EvalKind.run_options``) are read from the registered families by
+:func:`register`.
+"""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.table import Table
 
 from corpusbench.console import make_console
+from corpusbench.family import Family, families, load
 
 console = make_console()
-EVAL_HELP = (
-    "Evaluate models on corpusbench releases and minimal pairs.\n\n"
-    "`corpusbench eval run --dataset RELEASE --model M` scores every config of a release with its task: "
-    "minimal pairs (BLiMP-style), LT-Swap (score = mean of bin × subtask accuracies), FIT-CLAMS (mean over "
-    "paradigms, per frequency bin, ΔP OLS) and CAC (determiner choice); configs it does not score are "
-    "listed as skipped. `eval clusters` scores frames S-clusters; `corpusbench compare` compares runs "
-    "(the papers' tables and figures)."
-)
+
+eval_app = typer.Typer(no_args_is_help=True)
+
+# options whose help names the families' parts: written by register()
+_DATASET = typer.Option(None, "--dataset", "-d")
+_SCORING = typer.Option("auto")
+_LIMIT = typer.Option(None)
+_BOOT = typer.Option(2000)
 
 
-eval_app = typer.Typer(help=EVAL_HELP, no_args_is_help=True)
+def _and(items: list[str]) -> str:
+    """``a, b and c``."""
+    return " and ".join([", ".join(items[:-1]), items[-1]]) if len(items) > 1 else "".join(items)
+
+
+def _evaluated() -> list[Family]:
+    return [f for f in families.with_eval() if f.eval is not None]
+
+
+def eval_help() -> str:
+    """The ``eval`` group's help: what ``eval run`` scores, family by family, and the families' own
+    ``eval`` commands (``Family.scored_by``)."""
+    scored = [f"{f.title} ({f.eval.help.score})" if f.eval.help.score else f.title for f in _evaluated()]
+    own = "".join(
+        f"`{f.scored_by.command}` scores {f.scored_by.what}; "
+        for f in families.all()
+        if f.scored_by is not None
+    )
+    return (
+        "Evaluate models on corpusbench releases and minimal pairs.\n\n"
+        "`corpusbench eval run --dataset RELEASE --model M` scores every config of a release with its task: "
+        f"{_and(['minimal pairs (BLiMP-style)', *scored])}; configs it does not score are listed as skipped. "
+        f"{own}`corpusbench compare` compares runs (the papers' tables and figures)."
+    )
+
+
+def _dataset_help() -> str:
+    folders = "".join(
+        f"; or {f.output.help}" for f in families.all() if f.output is not None and f.output.help
+    )
+    return (
+        "A release (build folder, its eval/corpusbench.yaml, ORG/NAME[@rev]); pairs file, folder or "
+        f"saved dataset{folders}."
+    )
+
+
+def _scoring_help() -> str:
+    regions = ", ".join(f"{f.title} {f.eval.help.region}" for f in _evaluated() if f.eval.help.region)
+    where = f" ({regions})" if regions else ""
+    return f"auto: the critical region where the data gives one{where} | full: sentences."
+
+
+def _limit_help() -> str:
+    own = "".join(f"; {f.title}: {f.eval.help.limit}" for f in _evaluated() if f.eval.help.limit)
+    return (
+        "At most this many pairs per config: a seeded sample stratified over group × bin (see "
+        f"--limit-mode){own}. For quick runs."
+    )
+
+
+def _boot_help() -> str:
+    figures = _and([f"{f.title} figure" for f in _evaluated() if f.eval.help.boot]) or "figures"
+    return f"Bootstrap resamples of the {figures} (tables: Wilson/MOVER)."
+
+
+def run_options_type() -> type:
+    """One dataclass of the registered families' ``eval run`` options (their ``run_options`` fields, by
+    rank): ``eval run``'s options are generated from it (:func:`corpusbench.params.cli_params`)."""
+    from corpusbench.errors import ConfigError
+    from corpusbench.eval.spec import run_option_types
+    from corpusbench.params import declared
+
+    fields: dict[str, tuple[str, Any, Any]] = {}
+    for cls in run_option_types():
+        for f, hint in declared(cls):
+            if f.name in fields:
+                raise ConfigError(f"eval run option {f.name!r} is declared twice ({cls.__qualname__})")
+            fields[f.name] = (f.name, hint, dataclasses.field(default=f.default, metadata=f.metadata))
+    return dataclasses.make_dataclass("EvalRunOptions", list(fields.values()), frozen=True, kw_only=True)
 
 
 def register(app: typer.Typer) -> None:
-    from corpusbench.family import families, load
+    from corpusbench.params import cli_params
 
+    for option, text in ((_DATASET, _dataset_help()), (_SCORING, _scoring_help()), (_LIMIT, _limit_help())):
+        option.help = text
+    _BOOT.help = _boot_help()
+    eval_app.command("run")(cli_params(run_options_type(), name="options")(run_cmd))
     for family in families.all():  # the families' own ``eval`` subcommands (``Family.eval_cli``)
         if family.eval_cli is not None:
             load(family.eval_cli)(eval_app)
-    app.add_typer(eval_app, name="eval")
+    app.add_typer(eval_app, name="eval", help=eval_help())
     app.command("compare", help="Compare eval runs: the papers' table (Markdown + CSV), CIs, figures.")(
         compare_cmd
     )
@@ -67,18 +147,11 @@ def _progress() -> Iterator[Callable[[str, int], Callable[[int], None]]]:
         yield factory
 
 
-@eval_app.command("run")
 def run_cmd(
     dataset_arg: str = typer.Argument(
         None, metavar="[DATASET]", help="Same as --dataset (e.g. a release's eval/corpusbench.yaml)."
     ),
-    dataset: str = typer.Option(
-        None,
-        "--dataset",
-        "-d",
-        help="A release (build folder, its eval/corpusbench.yaml, ORG/NAME[@rev]); pairs file, folder or "
-        "saved dataset; or a `corpusbench cac` folder.",
-    ),
+    dataset: str = _DATASET,
     model: str = typer.Option(
         None, "--model", "-m", help="Model folder, Hub id (ID@revision allowed) or ngram:BASELINE_DIR."
     ),
@@ -99,33 +172,11 @@ def run_cmd(
     ),
     bos: str = typer.Option("prepend", help="Causal first-token convention: prepend (score it) | none."),
     pll: str = typer.Option("within_word_l2r", help="Masked PLL: within_word_l2r | original."),
-    scoring: str = typer.Option(
-        "auto", help="auto: the critical region where the data gives one (FIT-CLAMS verb) | full: sentences."
-    ),
-    limit: int = typer.Option(
-        None,
-        help="At most this many pairs per config: a seeded sample stratified over group × bin (see "
-        "--limit-mode); CAC: sites per dyad and role, contexts cut to 1024 tokens. For quick runs.",
-    ),
+    scoring: str = _SCORING,
+    limit: int = _LIMIT,
     limit_mode: str = typer.Option("stratified", help="--limit sample: stratified | first (the first rows)."),
     seed: int = typer.Option(0, help="Seed of the --limit sample."),
-    train_corpus: str = typer.Option(
-        None, help="FIT-CLAMS: the release corpus the model was trained on (its bins and counts are used)."
-    ),
-    context_utterances: int = typer.Option(
-        None, help="CAC: at most this many earlier utterances as context (default: the whole session)."
-    ),
-    context_step: int = typer.Option(
-        None,
-        help="CAC, causal models: when a context must be cut to the window, cut this many tokens deeper "
-        "and keep the cut for the next sites (KV cache reuse on long dialogues); 0 = exact cut per site "
-        "(default; 500 with the quick --limit window).",
-    ),
-    context_tokens: int = typer.Option(
-        None,
-        help="CAC: cut each context to this many tokens (0 = the model's whole window, the paper's setting). "
-        "Default: the whole window, or 1024 with --limit (a quick run, measured in docs/evaluation.md).",
-    ),
+    options: Any = None,  # the families' options (``EvalKind.run_options``), generated by register()
     trust_remote_code: bool = typer.Option(
         False, help="Allow model code from the Hub (only for models you trust)."
     ),
@@ -162,9 +213,8 @@ def run_cmd(
         budget = None if batch_tokens == "auto" else int(batch_tokens) if batch_tokens.isdigit() else -1
         if budget is not None and budget < 16:
             raise ConfigError(f"--batch-tokens must be auto or at least 16, got {batch_tokens}")
-        for name, value in (("--limit", limit), ("--context-utterances", context_utterances)):
-            if value is not None and value < 1:
-                raise ConfigError(f"{name} must be at least 1, got {value}")
+        if limit is not None and limit < 1:
+            raise ConfigError(f"--limit must be at least 1, got {limit}")
         spec = EvalSpec(
             dataset=dataset,
             model=model,
@@ -181,10 +231,7 @@ def run_cmd(
             limit=limit,
             limit_mode=limit_mode,
             seed=seed,
-            train_corpus=train_corpus,
-            context_utterances=context_utterances,
-            context_step=context_step,
-            context_tokens=context_tokens,
+            options=dataclasses.asdict(options),  # each family checks its own
             trust_remote_code=trust_remote_code,
             share_prefixes=share_prefixes,
             verify=verify,
@@ -203,8 +250,10 @@ def run_cmd(
         table.add_column("ties (not wins)")
         for cfg, acc_ in report.per_config.items():
             table.add_row(cfg, "n/a" if acc_ is None else f"{acc_:.4f}", report.per_config_ties.get(cfg, ""))
-        for cfg, res in (report.benchmarks.get("cac") or {}).get("configs", {}).items():
-            table.add_row(cfg, "n/a" if res.get("score") is None else f"{res['score']:.4f}")
+        for family in _evaluated():  # the configs a family scores itself (``EvalKind.rows``)
+            if family.eval.rows is not None and (block := report.benchmarks.get(family.name)):
+                for cfg, score in load(family.eval.rows)(block).items():
+                    table.add_row(cfg, "n/a" if score is None else f"{score:.4f}")
         for cfg, why in report.skipped.items():
             table.add_row(cfg, f"skipped: {why}")
         console.print(table)
@@ -218,11 +267,11 @@ def run_cmd(
 def compare_cmd(
     runs: list[Path] = typer.Argument(..., help="Eval output folders (`corpusbench eval run --out`)."),
     out: Path = typer.Option(..., "--out", "-o", help="Folder for compare.md, compare.csv and figures."),
-    boot: int = typer.Option(2000, help="Bootstrap resamples of the CAC figure (tables: Wilson/MOVER)."),
+    boot: int = _BOOT,
     seed: int = typer.Option(0, help="Bootstrap seed."),
 ) -> None:
-    """The papers' comparison table (rows models; benchmark scores, LT-Swap subtasks and bins, FIT-CLAMS
-    paradigms, CAC), Wilson/MOVER 95% intervals, Spearman averaged across models, spread ratio and figures."""
+    """The papers' comparison table (rows models; each family's scores and columns), Wilson/MOVER 95%
+    intervals, Spearman averaged across models, spread ratio and figures."""
     from corpusbench.eval.compare import write_comparison
 
     written = write_comparison(runs, out, n_boot=boot, seed=seed)

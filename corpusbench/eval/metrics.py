@@ -23,10 +23,27 @@ from corpusbench.eval.records import PairScore
 from corpusbench.intervals import Z95 as Z95  # re-exported, as wilson: they live below eval and publish
 from corpusbench.intervals import wilson as wilson
 
-INTERVAL = (
-    "95% Wilson score interval for one proportion; for a score that averages cells (LT-Swap score, bin, "
-    "subtask; FIT-CLAMS score), the MOVER combination of the cells' Wilson limits (Zou & Donner 2008)"
-)
+
+def interval_note() -> str:
+    """How the 95% intervals are made (``results.json`` ``interval``, summary.md, compare's notes), naming
+    the scores that average cells (each family's ``EvalKind.averaged``, under its title)."""
+    from corpusbench.family import families
+
+    averaged = "; ".join(
+        f"{f.title} {', '.join(f.eval.averaged)}" for f in families.with_eval() if f.eval and f.eval.averaged
+    )
+    return (
+        "95% Wilson score interval for one proportion; for a score that averages cells"
+        + (f" ({averaged})" if averaged else "")
+        + ", the MOVER combination of the cells' Wilson limits (Zou & Donner 2008)"
+    )
+
+
+def __getattr__(name: str) -> Any:
+    """``INTERVAL``: :func:`interval_note` of the families registered when it is read."""
+    if name == "INTERVAL":
+        return interval_note()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def mover(parts: Sequence[tuple[float, float, float, float]]) -> tuple[float, float]:

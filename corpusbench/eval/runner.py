@@ -30,7 +30,7 @@ from corpusbench.eval.results import (
 )
 from corpusbench.eval.results import headline_lines as headline_lines  # re-exported (tests)
 from corpusbench.eval.scorers import open_scorer
-from corpusbench.eval.spec import EvalSpec, ProgressFactory, spec_dict
+from corpusbench.eval.spec import EvalSpec, ProgressFactory, option_values, spec_dict
 from corpusbench.eval.timing import StageClock, timing_line
 from corpusbench.family import ScoreRun, TaskScores, families, load
 from corpusbench.provenance import code_version
@@ -148,10 +148,11 @@ def build_results(
     release: Release | None = None,
     skipped: dict[str, str] | None = None,
     scoring: str = "auto",
-    train_corpus: str | None = None,
+    options: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
+    """results.json's content; ``options``: the families' run options (``option_values``), by name."""
     from corpusbench.eval.benchmarks import TIE_RULE
-    from corpusbench.eval.metrics import INTERVAL
+    from corpusbench.eval.metrics import interval_note
 
     per_cfg = {cfg: config_metrics([s for s in scores if s.config == cfg]) for cfg in data.configs}
     n = len(scores)
@@ -161,11 +162,12 @@ def build_results(
         by_cfg: dict[str, list[tuple[MinimalPair, PairScore]]] = {}
         for p, s in zip(data.pairs, scores, strict=True):
             by_cfg.setdefault(p.config, []).append((p, s))
-        options = {"train_corpus": train_corpus}
+        options = options or {}
         for family in families.with_eval():
             kind = family.eval
             if kind is not None and kind.benchmark is not None:
-                block = load(kind.benchmark)(release.configs, by_cfg, **{k: options[k] for k in kind.options})
+                given = {k: options.get(k) for k in kind.options}
+                block = load(kind.benchmark)(release.configs, by_cfg, **given)
                 benchmarks |= {family.name: block} if block else {}
     return {
         "accuracy": sum(s.correct for s in scores) / n if n else None,
@@ -175,7 +177,7 @@ def build_results(
         "tie_share": ties / n if n else None,
         "accuracy_ties_half": (sum(s.correct for s in scores) + 0.5 * ties) / n if n else None,
         "tie_rule": TIE_RULE,
-        "interval": INTERVAL,
+        "interval": interval_note(),
         "scoring_mode": {"requested": scoring, "per_config": scoring_modes(data.pairs, scoring)},
         "benchmarks": benchmarks,
         "skipped": dict(skipped or {}),
@@ -253,9 +255,10 @@ def skip_reason(entry: ConfigEntry) -> str | None:
     """Why ``corpusbench eval`` does not score this config (None: it does)."""
     if entry.kind == "pairs" or entry.kind in [f.name for f in families.with_eval()]:
         return None
-    if entry.task == "other":
-        return "task 'other' has no pairwise scoring (frames S-clusters: use `corpusbench eval clusters`)"
-    return f"task {entry.task!r} is not scored by corpusbench eval"
+    by = [f.scored_by for f in families.all() if f.scored_by is not None and f.scored_by.task == entry.task]
+    elsewhere = "; ".join(f"{b.what}: use `corpusbench {b.command}`" for b in by)
+    why = "has no pairwise scoring" if entry.task == "other" else "is not scored by corpusbench eval"
+    return f"task {entry.task!r} {why}" + (f" ({elsewhere})" if elsewhere else "")
 
 
 def plan_release(release: Release, wanted: Sequence[str]) -> tuple[list[ConfigEntry], dict[str, str]]:
@@ -393,7 +396,7 @@ def run_eval(
         release=release,
         skipped=skipped,
         scoring=spec.scoring,
-        train_corpus=spec.train_corpus,
+        options=option_values(spec),
     )
     for name, s in own_scores.items():  # beside the family's block of pair configs, if it has one
         if s.block:

@@ -212,6 +212,17 @@ def test_eval_help_says_what_it_scores():
     assert "compare" in top
 
 
+def test_family_run_options_travel_in_the_spec_and_are_recorded(tmp_path):
+    """A family's ``eval run`` options (``EvalKind.run_options``) ride in ``EvalSpec.options``; results.json
+    records each registered family's option beside the run's others, its default where not given."""
+    from corpusbench.eval.spec import EvalSpec, spec_dict
+
+    recorded = spec_dict(EvalSpec(dataset="d", model="m", out=tmp_path, options={"train_corpus": "b"}))
+    assert recorded["train_corpus"] == "b" and recorded["context_step"] is None and "options" not in recorded
+    with pytest.raises(ConfigError, match="did you mean context_step"):
+        EvalSpec(dataset="d", model="m", out=tmp_path, options={"context_stp": 1})
+
+
 def test_timing_per_stage_and_auto_choices_are_recorded(tiny_dir, pairs_file, tmp_path):
     out = tmp_path / "timed"
     res = run("--dataset", pairs_file, "--model", tiny_dir["gpt2"], "--out", out)
@@ -234,7 +245,13 @@ def test_timing_per_stage_and_auto_choices_are_recorded(tiny_dir, pairs_file, tm
 
 @pytest.mark.parametrize(
     ("flag", "value"),
-    [("--limit", "-5"), ("--limit", "0"), ("--batch-tokens", "lots"), ("--batch-tokens", "8")],
+    [
+        ("--limit", "-5"),
+        ("--limit", "0"),
+        ("--batch-tokens", "lots"),
+        ("--batch-tokens", "8"),
+        ("--context-utterances", "0"),  # a family's run option, checked by the family (CacRunOptions)
+    ],
 )
 def test_bad_numbers_are_refused_in_one_line(pairs_file, tmp_path, flag, value):
     res = run("--dataset", pairs_file, "--model", "x", "--out", tmp_path / "o", flag, value)

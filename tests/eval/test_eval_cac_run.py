@@ -74,8 +74,8 @@ def test_label_probs_and_selection_hand_cases():
 
 
 def test_context_window_quick_cap_and_paper_window(tmp_path):
-    def spec(**kw):
-        return EvalSpec(dataset="d", model="m", out=tmp_path, **kw)
+    def spec(limit=None, **options):  # CAC's run options (context_step, context_tokens) by name
+        return EvalSpec(dataset="d", model="m", out=tmp_path, limit=limit, options=options)
 
     full = context_window(spec(), 8192)  # a full run: the model's whole window in overlapping windows
     assert (full.tokens, full.step) == (8192, (8192 - 11) // 4) and "--context-step 0" in full.reason
@@ -102,7 +102,9 @@ def test_context_window_quick_cap_and_paper_window(tmp_path):
 def test_cac_eval_smollm2_on_eve(eve_cac, smol, tmp_path):
     assert is_cac_folder(eve_cac) and not is_cac_folder(tmp_path)
     out = tmp_path / "smol"
-    rep = run_eval(EvalSpec(dataset=str(eve_cac), model=str(SMOL), out=out, limit=3, context_utterances=12))
+    rep = run_eval(
+        EvalSpec(dataset=str(eve_cac), model=str(SMOL), out=out, limit=3, options={"context_utterances": 12})
+    )
     assert rep.n_pairs == 12  # 3 sites × 2 pseudo-dyads × {child, caretaker}
     for f in ("results.json", "scores.parquet", "model_stats.csv", "overlap.png", "tpr.png", "summary.md"):
         assert (out / f).is_file(), f
@@ -172,7 +174,9 @@ def test_cac_score_is_the_childrens_agreement_and_the_figure(eve_cac, tiny_dir, 
     """Table D1's accuracy: agreement with the children, mean over child dyads (``score``); the
     caretakers' and the pooled figures beside it; the unit of analysis; the per-dyad figure."""
     out = tmp_path / "tiny"
-    spec = EvalSpec(dataset=str(eve_cac), model=str(tiny_dir["gpt2"]), out=out, limit=3, context_utterances=4)
+    spec = EvalSpec(
+        dataset=str(eve_cac), model=str(tiny_dir["gpt2"]), out=out, limit=3, options={"context_utterances": 4}
+    )
     run_eval(spec)
     res = json.loads((out / "results.json").read_text())
     df = pd.read_parquet(out / "scores.parquet")

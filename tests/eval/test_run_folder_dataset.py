@@ -87,7 +87,7 @@ def test_cac_output_folder_is_scored_as_cac(tiny_dir, tmp_path):
 
     out = tmp_path / "cac"
     run_cac([ROOT / "data" / "childes" / "eve.cha"], out, CacConfig(split_sessions=2))
-    res = _eval(out, tiny_dir["gpt2"], tmp_path / "e", limit=2, context_utterances=2)
+    res = _eval(out, tiny_dir["gpt2"], tmp_path / "e", limit=2, options={"context_utterances": 2})
     assert res["kind"] == "cac" and res["n_sites"] == 8  # CAC's own results: 2 sites x 2 dyads x 2 roles
     assert set(res["configs"]) == {"child", "caretaker"}
 

@@ -95,7 +95,9 @@ def test_release_scores_equal_the_folder_scores(doc_release: Path) -> None:
     from corpusbench.families.cac.table import session_lines
 
     folder = _cac_folder(doc_release)
-    spec = EvalSpec(dataset=str(folder), model=str(SMOL), out=Path("unused"), limit=1, context_utterances=4)
+    spec = EvalSpec(
+        dataset=str(folder), model=str(SMOL), out=Path("unused"), limit=1, options={"context_utterances": 4}
+    )
     scorer, prov = open_scorer(spec)
     manifest = read_json(folder / "manifest.json")
     sites, sessions = load_sites(folder)
@@ -179,7 +181,7 @@ def test_release_eval_draws_the_cac_dyad_figure(doc_release: Path, tmp_path: Pat
         model=str(SMOL),
         out=out,
         limit=1,
-        context_utterances=4,
+        options={"context_utterances": 4},
         configs=("cac-the-a",),
     )
     run_eval(spec)

@@ -7,7 +7,16 @@ from pathlib import Path
 from typing import Any
 
 from corpusbench.families.cac.lm_eval import NOTE
-from corpusbench.family import DemoLine, EvalKind, Family, OutputFolder, ParamsSchema, TaskKind, number
+from corpusbench.family import (
+    DemoLine,
+    EvalHelp,
+    EvalKind,
+    Family,
+    OutputFolder,
+    ParamsSchema,
+    TaskKind,
+    number,
+)
 
 
 def _is_cac(m: dict[str, Any]) -> bool:
@@ -48,6 +57,11 @@ FAMILY = Family(
         columns="corpusbench.families.cac.compare:cac_columns",
         settings="corpusbench.families.cac.compare:cac_settings",
         figures=("corpusbench.families.cac.compare:plot_cac",),
+        run_options="corpusbench.families.cac.params:CacRunOptions",
+        help=EvalHelp(
+            score="determiner choice", limit="sites per dyad and role, contexts cut to 1024 tokens", boot=True
+        ),
+        rows="corpusbench.families.cac.score:cac_rows",
     ),
     # one row per determiner site (corpusbench.families.cac.table); context_new is a list column
     tasks={
@@ -65,5 +79,7 @@ FAMILY = Family(
         )
     },
     demo=(DemoLine(file="manifest.json", recognises=_is_cac, line=_demo_line),),
-    output=OutputFolder(label="CAC output", recognises=_is_cac_output),  # scored by the ``folder`` hook
+    output=OutputFolder(  # scored by the ``folder`` hook
+        label="CAC output", recognises=_is_cac_output, help="a `corpusbench cac` folder"
+    ),
 )

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from corpusbench.corpus.lines import MAX_LINE_BYTES
-from corpusbench.errors import ParamError
+from corpusbench.errors import ConfigError, ParamError
 from corpusbench.params import param, spec_view
 
 if TYPE_CHECKING:
@@ -65,6 +65,34 @@ class CacParams:
 
 #: What a release spec's cac ``params`` may say (every field above), generated.
 CacSpec = spec_view(CacParams)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CacRunOptions:
+    """The CAC family's options of ``eval run`` (``EvalKind.run_options``): how much context a site gets."""
+
+    context_utterances: int | None = param(
+        None,
+        help="CAC: at most this many earlier utterances as context (default: the whole session).",
+        spec=False,
+    )
+    context_step: int | None = param(
+        None,
+        help="CAC, causal models: when a context must be cut to the window, cut this many tokens deeper "
+        "and keep the cut for the next sites (KV cache reuse on long dialogues); 0 = exact cut per site "
+        "(default; 500 with the quick --limit window).",
+        spec=False,
+    )
+    context_tokens: int | None = param(
+        None,
+        help="CAC: cut each context to this many tokens (0 = the model's whole window, the paper's setting). "
+        "Default: the whole window, or 1024 with --limit (a quick run, measured in docs/evaluation.md).",
+        spec=False,
+    )
+
+    def __post_init__(self) -> None:
+        if self.context_utterances is not None and self.context_utterances < 1:
+            raise ConfigError(f"--context-utterances must be at least 1, got {self.context_utterances}")
 
 
 def _codes(name: str, value: str) -> tuple[str, ...]:

@@ -140,7 +140,11 @@ def context_window(spec: EvalSpec, model_window: int, causal: bool = True) -> Co
     """``--context-tokens`` (0 = the model's whole window, the paper's setting), else the quick-run cap
     with ``--limit``, else the model's window; ``--context-step`` or, for the quick cap, its step; for
     the whole window of a causal model, :func:`whole_window_step` (masked and seq2seq: exact cuts)."""
-    want, step = spec.context_tokens, spec.context_step
+    from corpusbench.eval.spec import family_options
+    from corpusbench.families.cac.params import CacRunOptions
+
+    options = family_options(spec, CacRunOptions)
+    want, step = options.context_tokens, options.context_step
     if not causal:
         step = 0
     if want is not None and want < 0:
@@ -362,15 +366,17 @@ def score_cac(
     ``clock`` gets the seconds of loading the model, scoring and the metrics.
     """
     from corpusbench.eval.scorers import open_scorer
-    from corpusbench.eval.spec import spec_dict
+    from corpusbench.eval.spec import family_options, spec_dict
     from corpusbench.families.cac.lm import choose_determiners
     from corpusbench.families.cac.model import model_stats, model_tests
+    from corpusbench.families.cac.params import CacRunOptions
     from corpusbench.families.cac.records import ADULT_TPR_BASELINE, SiteChoice
 
     sites = select_sites(all_sites, spec.limit, spec.limit_mode, spec.seed)
     if not sites:
         raise InputError(f"{spec.dataset}: no child or caretaker sites to score")
-    dsites = determiner_sites_from_lines(sites, lines, alternation, spec.context_utterances)
+    utterances = family_options(spec, CacRunOptions).context_utterances
+    dsites = determiner_sites_from_lines(sites, lines, alternation, utterances)
     from corpusbench.eval.timing import StageClock
 
     clock = clock or StageClock()
@@ -706,6 +712,11 @@ def cac_markdown(cac: dict[str, Any]) -> list[str]:
         f"- **CAC score {fmt(cac.get('score'))}** (agreement with the children)",
         *[f"  - {k}: {v:.3f}" for k, v in summ.items()],
     ]
+
+
+def cac_rows(cac: dict[str, Any]) -> dict[str, float | None]:
+    """The ``rows`` hook: each CAC config's score, a row of ``eval run``'s table."""
+    return {cfg: res.get("score") for cfg, res in cac.get("configs", {}).items()}
 
 
 def score_release(entries: Sequence[ConfigEntry], run: ScoreRun) -> TaskScores:

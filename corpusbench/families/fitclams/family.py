@@ -6,7 +6,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from corpusbench.family import DemoLine, EvalKind, Family, Nested, OutputFolder, ParamsSchema, number
+from corpusbench.family import (
+    DemoLine,
+    EvalHelp,
+    EvalKind,
+    Family,
+    Nested,
+    OutputFolder,
+    ParamsSchema,
+    number,
+)
 
 
 def _is_fitclams(m: dict[str, Any]) -> bool:
@@ -48,6 +57,9 @@ FAMILY = Family(
             "corpusbench.families.fitclams.score:plot_fitclams_bins",
             "corpusbench.families.fitclams.score:plot_delta",
         ),
+        run_options="corpusbench.families.fitclams.params:FitClamsRunOptions",
+        help=EvalHelp(score="mean over paradigms, per frequency bin, ΔP OLS", region="verb"),
+        averaged=("score",),
     ),
     roles={
         "paradigm": "FIT-CLAMS paradigm (marks a FIT-CLAMS config)",

@@ -75,3 +75,14 @@ class FitClamsParams:
 #: What a release spec's fitclams ``params`` may say, generated (``selection`` is a mapping, checked
 #: against SelectionConfig by the family's ParamsSchema).
 FitClamsSpecParams = spec_view(FitClamsParams, name="FitClamsSpecParams")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FitClamsRunOptions:
+    """The FIT-CLAMS family's options of ``eval run`` (``EvalKind.run_options``)."""
+
+    train_corpus: str | None = param(
+        None,
+        help="FIT-CLAMS: the release corpus the model was trained on (its bins and counts are used).",
+        spec=False,
+    )

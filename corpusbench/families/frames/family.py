@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from corpusbench.family import DemoLine, Family, ParamsSchema, number
+from corpusbench.family import DemoLine, Family, ParamsSchema, ScoredBy, number
 
 
 def _is_frames(m: dict[str, Any]) -> bool:
@@ -60,4 +60,5 @@ FAMILY = Family(
         DemoLine(file="results.json", recognises=_is_frames_eval, line=_eval_line),
         DemoLine(file="split.json", recognises=_always, line=_split_line),
     ),
+    scored_by=ScoredBy(task="other", what="frames S-clusters", command="eval clusters"),
 )

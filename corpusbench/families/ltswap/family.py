@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from corpusbench.family import DemoLine, EvalKind, Family, OutputFolder, ParamsSchema, number
+from corpusbench.family import DemoLine, EvalHelp, EvalKind, Family, OutputFolder, ParamsSchema, number
 
 
 def _is_ltswap(m: dict[str, Any]) -> bool:
@@ -50,6 +50,8 @@ FAMILY = Family(
         notes="corpusbench.families.ltswap.score:ltswap_notes",
         run_figures=("corpusbench.families.ltswap.score:plot_ltswap_bins",),
         figures=("corpusbench.families.ltswap.score:plot_ltswap",),
+        help=EvalHelp(score="score = mean of bin × subtask accuracies"),
+        averaged=("score", "bin", "subtask"),
     ),
     roles={
         "ltswap_rule": (
