@@ -1,7 +1,7 @@
 """``corpusbench compare RUN...``: several eval runs in the papers' shape, with CIs and figures.
 
 Everything comes from each run's ``results.json`` (``benchmarks`` block). 95% intervals are honest at
-small n (:data:`corpusbench.eval.metrics.INTERVAL`): Wilson for one proportion (a paradigm, a config, a
+small n (:func:`corpusbench.eval.metrics.interval_note`): Wilson for one proportion (a paradigm, a config, a
 bin), MOVER over the cells' Wilson limits for a score that averages cells. Each family gives its columns,
 notes (statistics across the runs) and figures by hooks (``EvalKind.columns``, ``notes``, ``settings``,
 ``figures``). Ties are shown apart, with the tie-as-half scores.
@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from corpusbench.eval.metrics import INTERVAL
+from corpusbench.eval.metrics import interval_note
 from corpusbench.eval.results import in_benchmark
 from corpusbench.eval.runs import Run, load_runs, prop_ci
 from corpusbench.family import Family, Metric, families, load
@@ -140,7 +140,7 @@ def headline_columns(table: Table) -> list[str]:
 
 
 def _notes(runs: Sequence[Run], fams: Sequence[Family]) -> list[str]:
-    notes = [f"95% intervals: {INTERVAL}."]
+    notes = [f"95% intervals: {interval_note()}."]
     notes += _family_notes(runs, fams, "notes")
     ties = {r.label: (r.results.get("n_ties", 0), r.results.get("n_pairs", 0)) for r in runs}
     notes.append(

@@ -39,13 +39,6 @@ def interval_note() -> str:
     )
 
 
-def __getattr__(name: str) -> Any:
-    """``INTERVAL``: :func:`interval_note` of the families registered when it is read."""
-    if name == "INTERVAL":
-        return interval_note()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 def mover(parts: Sequence[tuple[float, float, float, float]]) -> tuple[float, float]:
     """95% interval of ``sum(w * p)`` from ``(w, p, lo, hi)`` per cell (w > 0; lo, hi: each p's interval):
     MOVER, ``L - sqrt(sum (w (p - lo))²)``, ``L + sqrt(sum (w (hi - p))²)`` (Zou & Donner 2008)."""
