@@ -42,10 +42,6 @@ ALLOWED: dict[str, dict[str, int]] = {
     "progress_llm.py": {"fitclams": 1, "ltswap": 4},
     "publish/hub.py": {"frames": 1},
     "publish/spec.py": {"frames": 1, "ltswap": 3},
-    "review/card.py": {"ltswap": 1},
-    "review/cli.py": {"ltswap": 3},
-    "review/imported.py": {"ltswap": 3},
-    "review/items.py": {"fitclams": 9, "ltswap": 26},
 }
 
 

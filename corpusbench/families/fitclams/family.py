@@ -6,7 +6,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from corpusbench.family import DemoLine, EvalKind, Family, Nested, OutputFolder, ParamsSchema, number
+from corpusbench.family import (
+    DemoLine,
+    EvalKind,
+    Family,
+    Nested,
+    OutputFolder,
+    ParamsSchema,
+    ReviewKind,
+    number,
+)
 
 
 def _is_fitclams(m: dict[str, Any]) -> bool:
@@ -62,5 +71,10 @@ FAMILY = Family(
         label="FIT-CLAMS output",
         recognises=_is_fitclams,
         configs="corpusbench.families.fitclams.release:output_configs",
+    ),
+    review=ReviewKind(  # a subtask per paradigm, a cell per noun bin
+        claim="The verb in the other number does not agree with its subject.",
+        subtask="corpusbench.families.fitclams.review:subtask",
+        bin="corpusbench.families.fitclams.review:bin_label",
     ),
 )
