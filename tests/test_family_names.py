@@ -26,7 +26,6 @@ ALLOWED: dict[str, dict[str, int]] = {
     "corpus/counting.py": {"ltswap": 2},
     "corpus/store.py": {"ltswap": 2},
     "corpus/taggers.py": {"fitclams": 1, "ltswap": 2},
-    "demo.py": {"cac": 6, "fitclams": 12, "frames": 8, "ltswap": 2},
     "errors.py": {"ltswap": 1},
     "eval/cli.py": {"cac": 9, "fitclams": 4, "frames": 1, "ltswap": 2},
     "eval/metrics.py": {"fitclams": 1, "ltswap": 1},

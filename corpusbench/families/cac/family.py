@@ -7,7 +7,17 @@ from pathlib import Path
 from typing import Any
 
 from corpusbench.families.cac.lm_eval import NOTE
-from corpusbench.family import DemoLine, EvalKind, Family, OutputFolder, ParamsSchema, TaskKind, number
+from corpusbench.family import (
+    DemoLine,
+    DemoNext,
+    DemoStep,
+    EvalKind,
+    Family,
+    OutputFolder,
+    ParamsSchema,
+    TaskKind,
+    number,
+)
 
 
 def _is_cac(m: dict[str, Any]) -> bool:
@@ -66,4 +76,13 @@ FAMILY = Family(
     },
     demo=(DemoLine(file="manifest.json", recognises=_is_cac, line=_demo_line),),
     output=OutputFolder(label="CAC output", recognises=_is_cac_output),  # scored by the ``folder`` hook
+    demo_steps=(DemoStep(title="CAC (CHILDES Eve)", path="out/demo/cac", order=20),),
+    demo_next=(
+        DemoNext(
+            after="out/demo/cac",
+            command="open out/demo/cac/overlap.png out/demo/cac/tpr.png",
+            what="CAC human statistics",
+            order=20,
+        ),
+    ),
 )

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from corpusbench.family import DemoLine, Family, ParamsSchema, number
+from corpusbench.family import DemoLine, DemoStep, Family, ParamsSchema, number
 
 
 def _is_frames(m: dict[str, Any]) -> bool:
@@ -59,5 +59,11 @@ FAMILY = Family(
         DemoLine(file="manifest.json", recognises=_is_frames, line=_frames_line),
         DemoLine(file="results.json", recognises=_is_frames_eval, line=_eval_line),
         DemoLine(file="split.json", recognises=_always, line=_split_line),
+    ),
+    demo_steps=(
+        DemoStep(title="frames: train/test split", path="out/frames/split", order=80),
+        DemoStep(title="frames: training stats", path="out/frames/train-stats", order=90),
+        DemoStep(title="frames: S-clusters", path="out/frames/sclusters", order=100),
+        DemoStep(title="eval clusters", path="out/frames/eval-input", order=110),
     ),
 )

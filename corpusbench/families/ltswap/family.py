@@ -7,6 +7,7 @@ from typing import Any
 
 from corpusbench.family import (
     DemoLine,
+    DemoStep,
     EvalKind,
     Family,
     OutputFolder,
@@ -88,4 +89,5 @@ FAMILY = Family(
         run_label="an LT-Swap run",
         rejected="corpusbench.families.ltswap.review:rejected_items",
     ),
+    demo_steps=(DemoStep(title="LT-Swap", path="out/demo/ltswap", order=120),),
 )
