@@ -18,27 +18,17 @@ from typing import Any
 
 import typer
 
-from corpusbench.family import families, load, number
+from corpusbench.family import DemoStep, families, load, number
 
-# The demo's outputs in the order `make demo` makes them (mk/*.mk); anything else found under the
-# scanned folders is listed after them.
-DEMO_OUTPUTS: tuple[tuple[str, str], ...] = (
-    ("corpus statistics", "out/demo/stats"),
-    ("CAC (CHILDES Eve)", "out/demo/cac"),
-    ("FIT-CLAMS", "out/demo/fitclams"),
-    ("FIT-CLAMS, two corpora", "out/demo/fitclams-kjv-shakespeare"),
-    ("FIT-CLAMS, French", "out/demo/fitclams-fr-bible"),
-    ("FIT-CLAMS, German", "out/demo/fitclams-de-bible"),
-    ("eval: SmolLM2 on FIT-CLAMS", "out/demo/eval-fitclams"),
-    ("frames: train/test split", "out/frames/split"),
-    ("frames: training stats", "out/frames/train-stats"),
-    ("frames: S-clusters", "out/frames/sclusters"),
-    ("eval clusters", "out/frames/eval-input"),
-    ("LT-Swap", "out/demo/ltswap"),
-    ("release: default spec + audit", "releases/build/corpusbench-default/0.1.0"),
-    ("stats on Ray", "out/demo/ray-stats"),
+RELEASE = "releases/build/corpusbench-default/0.1.0"
+# The demo's outputs that are no family's; with the families' (``Family.demo_steps``), all of them are
+# listed in the order `make demo` makes them (mk/*.mk, ``DemoStep.order``); anything else found under
+# the scanned folders is listed after them.
+CORE_STEPS: tuple[DemoStep, ...] = (
+    DemoStep(title="corpus statistics", path="out/demo/stats", order=10),
+    DemoStep(title="release: default spec + audit", path=RELEASE, order=130),
+    DemoStep(title="stats on Ray", path="out/demo/ray-stats", order=140),
 )
-SCAN_ROOTS = ("out/demo", "out/frames", "releases/build")
 NOT_BUILT = "not built"
 
 
@@ -159,11 +149,25 @@ def _extras(root: Path, base: Path, known: set[Path]) -> Iterable[Path]:
     return sorted(found, key=lambda p: p.stat().st_mtime)
 
 
-def summarize(base: Path = Path("."), roots: Iterable[str] = SCAN_ROOTS) -> list[Row]:
-    """Rows for the demo's outputs under ``base`` (demo order), then other outputs found in ``roots``."""
-    rows = [describe(step, base / rel, rel) for step, rel in DEMO_OUTPUTS]
-    known = {(base / rel).resolve() for _, rel in DEMO_OUTPUTS}
-    for root in roots:
+def demo_outputs() -> list[tuple[str, str]]:
+    """The demo's outputs, (step, folder relative to the demo's), in the order `make demo` makes them."""
+    steps = [*CORE_STEPS, *(s for f in families.all() for s in f.demo_steps)]
+    return [(s.title, s.path) for s in sorted(steps, key=lambda s: s.order)]
+
+
+def scan_roots(outputs: Iterable[tuple[str, str]]) -> list[str]:
+    """The folders scanned for other outputs: the first two levels of the outputs' folders (``out/demo``,
+    ``releases/build`` ...), in the order of the outputs."""
+    return list(dict.fromkeys("/".join(rel.split("/")[:2]) for _, rel in outputs))
+
+
+def summarize(base: Path = Path("."), roots: Iterable[str] | None = None) -> list[Row]:
+    """Rows for the demo's outputs under ``base`` (demo order), then other outputs found in ``roots``
+    (default: :func:`scan_roots`)."""
+    outputs = demo_outputs()
+    rows = [describe(step, base / rel, rel) for step, rel in outputs]
+    known = {(base / rel).resolve() for _, rel in outputs}
+    for root in scan_roots(outputs) if roots is None else roots:
         for folder in _extras(base / root, base, known):
             rel = folder.relative_to(base).as_posix() if folder.is_relative_to(base) else str(folder)
             rows.append(describe(folder.relative_to(base / root).as_posix(), folder, rel))
@@ -191,7 +195,7 @@ def _has_make_target(base: Path, target: str) -> bool:
 def next_steps(rows: list[Row], base: Path = Path(".")) -> list[tuple[str, str]]:
     """Commands to try next, (command, what it does), for what was built."""
     built = {r.where for r in rows if r.built}
-    release = "releases/build/corpusbench-default/0.1.0"
+    release = RELEASE
     out: list[tuple[str, str]] = []
     provenance = _read(base / release / "provenance.json")
     if release in built and provenance is not None:
@@ -221,10 +225,8 @@ def next_steps(rows: list[Row], base: Path = Path(".")) -> list[tuple[str, str]]
                 ),
                 (f"python -c {load}", "then load a config as users of the release will"),
             ]
-    if "out/demo/eval-fitclams" in built:
-        out.append(("open out/demo/eval-fitclams/summary.md", "per-config accuracy, plots next to it"))
-    if "out/demo/cac" in built:
-        out.append(("open out/demo/cac/overlap.png out/demo/cac/tpr.png", "CAC human statistics"))
+    lines = sorted((n for f in families.all() for n in f.demo_next), key=lambda n: n.order)
+    out += [(n.command, n.what) for n in lines if n.after in built]
     out += [
         ("corpusbench stats YOUR_CORPUS --out out/my-stats", "start on your own corpus (docs/corpus.md)"),
         ("corpusbench --help", "every command; docs/index.md for the rest"),

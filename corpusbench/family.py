@@ -5,8 +5,9 @@ it contributes: its commands (``<family> build``), its release adapter and the p
 (``release build``), its task kinds and roles, how ``eval run`` recognises, scores and summarises its
 configs (:class:`EvalKind`: a marker role, a benchmark function, its headline metric, Markdown and
 console lines, figures, ``compare`` columns, notes and figures; its own scoring for a task that is not
-pairs), and its line in ``demo summary`` (:class:`DemoLine`). The release builder, the eval runner,
-``compare`` and ``demo summary`` ask this registry.
+pairs), its lines and steps in ``demo summary`` (:class:`DemoLine`, :class:`DemoStep`, :class:`DemoNext`)
+and how ``review`` reads its items (:class:`ReviewKind`). The release builder, the eval runner,
+``compare``, ``demo summary`` and ``review`` ask this registry.
 
 Families are found through the entry-point group ``corpusbench.families`` (each entry point names a
 module attribute holding a ``Family``; the built-ins are listed in ``pyproject.toml``), as spaCy finds
@@ -204,6 +205,54 @@ class ScoredBy:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class DemoStep:
+    """``demo summary``: an output ``make demo`` makes, listed (built or not) under ``title``; ``path`` is its
+    folder relative to the demo's, ``order`` its place among all the demo's steps (lowest first)."""
+
+    title: str
+    path: str
+    order: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DemoNext:
+    """``demo summary``: a command to try next, ``(command, what)``, once the step at ``after`` (its path) is
+    built; ``order``: its place among the families' next lines (lowest first)."""
+
+    after: str
+    command: str
+    what: str
+    order: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReviewKind:
+    """How ``review`` reads a family's minimal pairs as items to label, and words them for the reviewer.
+
+    A row of a release config becomes an item: ``subtask(config, row, roles)`` names its subtask (default:
+    the config's name) and ``bin(row, roles)`` labels its bin (default: ``bin <value>`` of its ``bin`` role,
+    ``all`` without one). ``titles`` (subtask -> title, in the order reports list them) and ``claims``
+    (subtask -> the claim the reviewer checks) are what the page shows; ``claim`` is the claim of the
+    family's other subtasks. ``judged``: its release items are the ones an LLM judge kept (the report gives
+    the judge's precision). A family whose generator output folder can be reviewed too gives
+    ``recognises(manifest) -> bool`` (its ``manifest.json``), ``run(folder, configs) -> (name, items)``
+    and ``run_label`` (how messages name such a folder: "an X run"); ``rejected(folder, configs) -> items``
+    reads the judge's rejected drafts in a folder (none there: ``[]``).
+    """
+
+    titles: Mapping[str, str] = field(default_factory=dict)
+    claims: Mapping[str, str] = field(default_factory=dict)
+    claim: str = ""
+    subtask: Target | None = None  # (config name, row, roles) -> str
+    bin: Target | None = None  # (row, roles) -> str
+    judged: bool = False
+    recognises: Target | None = None  # (manifest) -> bool
+    run: Target | None = None  # (folder, configs) -> (name, items)
+    run_label: str = ""
+    rejected: Target | None = None  # (folder, configs) -> items
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Family:
     """One benchmark family. ``rank`` orders the families wherever they are listed (lowest first)."""
 
@@ -225,6 +274,9 @@ class Family:
     )  # eval roles it adds: role -> what its column holds
     rank: int = 100
     scored_by: ScoredBy | None = None  # its configs that ``eval run`` skips: the command that scores them
+    review: ReviewKind | None = None  # how ``review`` reads and words its items
+    demo_steps: tuple[DemoStep, ...] = ()  # its outputs of ``make demo`` (``demo summary``'s rows)
+    demo_next: tuple[DemoNext, ...] = ()  # ``demo summary``'s commands to try next, once they are built
 
     def claims(self, task: str, roles: set[str], pair_tasks: tuple[str, ...]) -> bool:
         """Whether a release config (its task, its role names) is this family's, for eval: its ``task`` (else

@@ -8,7 +8,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from corpusbench.cli import app
-from corpusbench.demo import DEMO_OUTPUTS, NOT_BUILT, next_steps, summarize
+from corpusbench.demo import NOT_BUILT, demo_outputs, next_steps, summarize
 
 
 def _put(folder: Path, name: str, doc: dict) -> None:
@@ -81,7 +81,7 @@ def _demo(base: Path) -> None:
 def test_rows_in_demo_order_with_key_numbers(tmp_path: Path) -> None:
     _demo(tmp_path)
     rows = {r.where: r for r in summarize(tmp_path)}
-    assert [r.where for r in summarize(tmp_path)][: len(DEMO_OUTPUTS)] == [p for _, p in DEMO_OUTPUTS]
+    assert [r.where for r in summarize(tmp_path)][: len(demo_outputs())] == [p for _, p in demo_outputs()]
     assert "1,945,879 tokens" in rows["out/demo/stats"].key
     assert (
         rows["out/demo/cac"].key.startswith("212 determiner sites")
@@ -115,7 +115,7 @@ def test_cli_prints_table_and_next_steps_and_writes_markdown(tmp_path: Path) -> 
     assert 'load_dataset("corpusbench/default", "simple_agrmt", revision="v0.1.0", split="test")' in flat
     text = md.read_text(encoding="utf-8")
     assert "| eval: SmolLM2 on FIT-CLAMS |" in text and "`out/demo/fitclams-fr-bible` | not built |" in text
-    assert len(json.loads(js.read_text())["rows"]) == len(DEMO_OUTPUTS) + 1
+    assert len(json.loads(js.read_text())["rows"]) == len(demo_outputs()) + 1
 
 
 def test_nothing_built_is_not_an_error(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from corpusbench.errors import CorpusbenchError
-from corpusbench.review.items import TITLES
+from corpusbench.review.items import judged_families, title
 from corpusbench.review.labels import carry_over, label_files
 
 KEY = "human_validation"
@@ -201,7 +201,7 @@ def section(manifest: dict[str, Any]) -> str:
         share = "–"
         if x["n"]:
             share = f"{x['k'] / x['n']:.2f} [{x['low']:.2f}, {x['high']:.2f}] ({x['k']}/{x['n']})"
-        name = TITLES.get(s, s)
+        name = title(s)
         if x.get("configs") and x["configs"] != [s]:
             name += " (" + ", ".join(f"`{c}`" for c in x["configs"]) + ")"
         row = f"| {name} | {x['n']} | {share} | {x.get('marginal', '–')} | {x.get('invalid', '–')} |"
@@ -219,8 +219,9 @@ def section(manifest: dict[str, Any]) -> str:
             "",
         ]
     elif judge:
+        judged = " or ".join(f.title for f in judged_families()) or "judged"
         lines += [
-            "Every labelled LT-Swap item is one the LLM judge kept, so the judge's precision is the valid "
+            f"Every labelled {judged} item is one the LLM judge kept, so the judge's precision is the valid "
             "share above; its recall is not measured (no rejected draft was labelled).",
             "",
         ]

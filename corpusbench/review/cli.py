@@ -40,19 +40,19 @@ def _csv(value: str | None) -> list[str] | None:
 @review_app.command("open")
 def open_(
     path: Path = typer.Argument(
-        ..., help="A release folder (releases/build/NAME/VERSION) or an LT-Swap run."
+        ..., help="A release folder (releases/build/NAME/VERSION) or a family's run folder."
     ),
     reviewer: str = typer.Option(
         ..., "--reviewer", help="Your name: labels go to PATH/review/labels-NAME.jsonl."
     ),
     sample: int = typer.Option(40, "--sample", help="Benchmark items to label, spread evenly over cells."),
     rejected: int = typer.Option(
-        20, "--rejected", help="The judge's rejected LT-Swap drafts to mix in (blind), when the run has them."
+        20, "--rejected", help="The judge's rejected drafts to mix in (blind), when the run has them."
     ),
     rejected_from: Path | None = typer.Option(
         None,
         "--rejected-from",
-        help="An LT-Swap run folder whose rejected drafts to mix in (default: PATH if a run).",
+        help="A run folder whose rejected drafts to mix in (default: PATH if a run).",
     ),
     seed: int = typer.Option(0, "--seed", help="Seed of the sample and of the sentence order."),
     configs: str | None = typer.Option(

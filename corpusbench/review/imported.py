@@ -1,8 +1,8 @@
 """Labels made outside a release folder, brought into its ``review/`` folder by ``release build``.
 
-A release spec's ``review.labels`` names label files, e.g. the labelled LT-Swap validity set
-(``benchmarks/data/ltswap_validity/*.jsonl``: one quadruplet per line, one label per minimal pair,
-by the criteria of docs/ltswap.md "A valid item"). ``read_set`` reads one before any generator runs
+A release spec's ``review.labels`` names label files, e.g. a family's labelled validity set (read by
+the family's ``labels`` hook: one item per line, one label per minimal pair, by the criteria the
+family documents). ``read_set`` reads one before any generator runs
 (a missing or malformed file stops the build with one line); ``bring`` runs once the release's
 parquet files are written: it turns every labelled pair into one line of the review labels format
 (``labels.py``: the format ``review open`` writes and ``review report`` and the card read), in

@@ -1,5 +1,6 @@
-"""What a reviewer labels: minimal pairs read from a release folder or an LT-Swap run, and the judge's
-rejected LT-Swap drafts; a stratified, seeded sample over cells (subtask × bin; paradigm × bin).
+"""What a reviewer labels: minimal pairs read from a release folder or a family's run folder, and the
+judge's rejected drafts; a stratified, seeded sample over cells (subtask × bin). How a family's pairs
+become items (subtask, bin, claim, judge) is its :class:`corpusbench.family.ReviewKind`.
 
 An item's ``fingerprint`` comes from its two sentences only, so a pair labelled in a run keeps its
 label in the release built from that run. Which sentence the benchmark calls correct is kept on the
@@ -11,29 +12,18 @@ from __future__ import annotations
 import hashlib
 import random
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from corpusbench.errors import ConfigError, InputError
-from corpusbench.io import read_json, read_jsonl
+from corpusbench.family import Family, ReviewKind, families, load
+from corpusbench.io import read_json
 
-# LT-Swap subtasks under their run names (the release spells two of them out).
-LTSWAP_NAMES = {"wordswap": "wordswap", "inflectionswap": "inflswap", "agreementswap": "agrswap"}
-TITLES = {"wordswap": "WordSwap", "inflswap": "InflectionSwap", "agrswap": "AgreementSwap"}
-CLAIMS = {
-    "wordswap": "Swapping in the other rare word makes the sentence's meaning wrong.",
-    "inflswap": "The other inflection of the rare word makes the sentence ungrammatical.",
-    "agrswap": "The noun in the other number disagrees with its verb, pronoun or determiner "
-    "(the sentences stop right after the word that agrees).",
-    "fitclams": "The verb in the other number does not agree with its subject.",
-}
 GENERIC_CLAIM = "One sentence is acceptable and the other is not."
 # the judge's verdict on an item: kept (in the benchmark), rejected (a judged-and-dropped draft), none
 JUDGE_KEPT, JUDGE_REJECTED, JUDGE_NONE = "kept", "rejected", "none"
-REJECTED_FILES = ("rejected_drafts.jsonl", "rejects.jsonl")  # read in this order; rows need sentences
-DRAFT_FIELDS = ("subtask", "s1_good", "s2_good", "s1_bad", "s2_bad")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -41,9 +31,9 @@ class Item:
     """One minimal pair to label."""
 
     fingerprint: str
-    family: str  # the generator: ltswap | fitclams | minimal-pairs ...
-    subtask: str  # wordswap | inflswap | agrswap | the FIT-CLAMS paradigm
-    bin: str  # the bin label ("[2,4)"; FIT-CLAMS: the noun bin)
+    family: str  # the generator (a family's name)
+    subtask: str  # the family's subtask (its ``ReviewKind.subtask``; default: the config's name)
+    bin: str  # the bin label ("[2,4)", "bin 3"; the family's ``ReviewKind.bin``)
     good: str
     bad: str
     judge: str  # kept | rejected | none
@@ -56,11 +46,16 @@ class Item:
 
     @property
     def claim(self) -> str:
-        return CLAIMS.get(self.subtask, CLAIMS["fitclams"] if self.family == "fitclams" else GENERIC_CLAIM)
+        """The subtask's claim (any family's ``claims``), else the item family's claim, else generic."""
+        for review in _reviews().values():
+            if self.subtask in review.claims:
+                return review.claims[self.subtask]
+        own = _reviews().get(self.family)
+        return (own.claim if own else "") or GENERIC_CLAIM
 
     @property
     def title(self) -> str:
-        return TITLES.get(self.subtask, self.subtask)
+        return title(self.subtask)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -68,8 +63,8 @@ class Source:
     """A folder's items and its identity: labels made on another source are refused."""
 
     path: Path
-    kind: str  # release | ltswap-run
-    name: str  # "corpusbench-default@0.1.0" | "ltswap run <corpus fingerprint>"
+    kind: str  # release | <family>-run
+    name: str  # "corpusbench-default@0.1.0" | what the family's ``run`` hook calls its run
     items: tuple[Item, ...]
     populations: dict[str, dict[str, int]]  # subtask -> {kept: n, rejected: n}: what the sample is of
 
@@ -78,38 +73,59 @@ def pair_fingerprint(good: str, bad: str) -> str:
     return hashlib.sha256(f"{good}\x1f{bad}".encode()).hexdigest()[:16]
 
 
-def _bin_label(value: Any) -> str:
-    from corpusbench.corpus.bins import ltswap_bin_label
+def _reviews() -> dict[str, ReviewKind]:
+    """The registered families' review hooks, by family name (in rank order)."""
+    return {f.name: f.review for f in families.all() if f.review is not None}
 
-    if isinstance(value, str):
-        return value
-    try:
-        return ltswap_bin_label(int(value))
-    except (ValueError, TypeError, IndexError):
-        return str(value)
+
+def titles() -> dict[str, str]:
+    """Subtask -> its title, over the families (rank order, then each family's order of subtasks)."""
+    return {sub: t for review in _reviews().values() for sub, t in review.titles.items()}
+
+
+def title(subtask: str) -> str:
+    return titles().get(subtask, subtask)
+
+
+def judged_families() -> list[Family]:
+    """The families whose release items are the ones an LLM judge kept."""
+    return [f for f in families.all() if f.review is not None and f.review.judged]
+
+
+def _run_reviews() -> dict[str, ReviewKind]:
+    """The review hooks of the families whose run folders can be reviewed, by family name."""
+    return {name: r for name, r in _reviews().items() if r.run is not None and r.recognises is not None}
+
+
+def _run_of(path: Path, runs: dict[str, ReviewKind]) -> str | None:
+    """The family whose run ``path`` is (by its ``manifest.json``), if any."""
+    if not (path / "manifest.json").is_file():
+        return None
+    manifest = read_json(path / "manifest.json")
+    return next((name for name, r in runs.items() if load(r.recognises)(manifest)), None)
 
 
 def load_source(
     path: Path, configs: Sequence[str] | None = None, rejected_from: Path | None = None
 ) -> Source:
-    """Items of a release folder (``provenance.json``) or an LT-Swap run (``manifest.json``); with
-    ``rejected_from`` (a run folder), that run's rejected drafts as well. No items: ``InputError``."""
+    """Items of a release folder (``provenance.json``) or a family's run folder (``manifest.json``, its
+    ``ReviewKind.run``); with ``rejected_from`` (a run folder), that run's rejected drafts as well (a run
+    folder's own by default). No items: ``InputError``."""
     path = Path(path)
+    runs = _run_reviews()
+    labels = " or ".join(r.run_label for r in runs.values())
     if not path.is_dir():
-        raise InputError(f"{path}: no such folder (give a release folder or an LT-Swap run folder)")
+        raise InputError(f"{path}: no such folder (give a release folder or {labels} folder)")
     if (path / "provenance.json").is_file():
         kind, name, items = "release", *_release_items(path, configs)
-    elif (path / "manifest.json").is_file() and read_json(path / "manifest.json").get(
-        "kind"
-    ) == "corpusbench.ltswap":
-        kind, name, items = "ltswap-run", *_run_items(path, configs)
+    elif family := _run_of(path, runs):
+        kind = f"{family}-run"
+        name, items = load(runs[family].run)(path, configs)
         rejected_from = rejected_from or path
     else:
-        raise InputError(
-            f"{path}: neither a release folder (provenance.json) nor an LT-Swap run (manifest.json)"
-        )
+        raise InputError(f"{path}: neither a release folder (provenance.json) nor {labels} (manifest.json)")
     if rejected_from is not None:
-        items += _rejected_items(Path(rejected_from), configs)
+        items += rejected_items(Path(rejected_from), configs)
     if not items:
         raise InputError(
             f"{path}: no minimal pairs to review"
@@ -131,11 +147,11 @@ def _wanted(name: str, configs: Sequence[str] | None) -> bool:
     return not configs or name in configs
 
 
-def _wanted_subtask(sub: str, configs: Sequence[str] | None) -> bool:
-    """An LT-Swap subtask asked for by its name or a release config's (``ltswap-inflectionswap``)."""
-    if not configs:
-        return True
-    return sub in {LTSWAP_NAMES.get(c.rsplit("-", 1)[-1], c.rsplit("-", 1)[-1]) for c in configs}
+def rejected_items(folder: Path, configs: Sequence[str] | None) -> list[Item]:
+    """The judge's rejected drafts in ``folder``: what the families' ``ReviewKind.rejected`` read there."""
+    return [
+        it for r in _reviews().values() if r.rejected is not None for it in load(r.rejected)(folder, configs)
+    ]
 
 
 def release_fingerprints(path: Path, manifest: dict[str, Any]) -> set[str]:
@@ -161,6 +177,7 @@ def _release_items(
         if c not in known:
             raise ConfigError(f"--configs: {path} has no config {c!r} (it has {', '.join(known)})")
     gens = {g["id"]: g["name"] for g in manifest.get("generators", [])}
+    reviews = _reviews()
     items: list[Item] = []
     for cfg in manifest.get("configs", []):
         family = gens.get(cfg["generator"], cfg["generator"])
@@ -172,24 +189,21 @@ def _release_items(
         ):
             continue
         table = pq.read_table(path / cfg["files"][0]["path"]).to_pylist()
-        short = cfg["name"].rsplit("-", 1)[-1]
-        subtask = LTSWAP_NAMES.get(short, short) if family == "ltswap" else cfg["name"]
+        review = reviews.get(family, ReviewKind())
+        subtask_of = load(review.subtask) if review.subtask is not None else None
+        bin_of = load(review.bin) if review.bin is not None else bin_label
+        judge = JUDGE_KEPT if review.judged else JUDGE_NONE
         for row in table:
             good, bad = row[roles.get("good", "sentence_good")], row[roles.get("bad", "sentence_bad")]
-            if family == "fitclams":
-                subtask = str(row.get(roles.get("paradigm", "paradigm"), cfg["name"]))
-            b = row.get(roles["bin"]) if "bin" in roles else ""
             items.append(
                 Item(
                     fingerprint=pair_fingerprint(good, bad),
                     family=family,
-                    subtask=subtask,
-                    bin=_bin_label(row.get("bin_label") or b)
-                    if family == "ltswap"
-                    else _other_bin(family, b),
+                    subtask=subtask_of(cfg["name"], row, roles) if subtask_of else cfg["name"],
+                    bin=bin_of(row, roles),
                     good=good,
                     bad=bad,
-                    judge=JUDGE_KEPT if family == "ltswap" else JUDGE_NONE,
+                    judge=judge,
                     ref=str(row.get(roles.get("id", "pair_id"), "")),
                     config=cfg["name"],
                 )
@@ -197,75 +211,20 @@ def _release_items(
     return f"{rel.get('name', path.parent.name)}@{rel.get('version', path.name)}", items
 
 
-def _other_bin(family: str, value: Any) -> str:
-    if value in ("", None):
-        return "all"
-    return f"noun bin {value}" if family == "fitclams" else f"bin {value}"
+def bin_value(row: dict[str, Any], roles: dict[str, str]) -> Any:
+    """A release row's value of its ``bin`` role ("" without one)."""
+    return row.get(roles["bin"]) if "bin" in roles else ""
 
 
-def _run_items(path: Path, configs: Sequence[str] | None) -> tuple[str, list[Item]]:
-    import pyarrow.parquet as pq
-
-    manifest = read_json(path / "manifest.json")
-    items: list[Item] = []
-    for sub in TITLES:
-        file = path / f"{sub}.parquet"
-        if not file.is_file() or not _wanted_subtask(sub, configs):
-            continue
-        for q in pq.read_table(file).to_pylist():
-            items += _quad_items(q, sub, JUDGE_KEPT, (1, 2))
-    fp = manifest.get("corpus", {}).get("fingerprint", "")
-    corpus = str(fp.get("sha256", "") if isinstance(fp, dict) else fp)[:12] or path.name
-    return f"ltswap run {corpus}", items
-
-
-def _quad_items(q: dict[str, Any], sub: str, judge: str, pairs: Iterable[int]) -> list[Item]:
-    out = []
-    for k in pairs:
-        good, bad = q[f"s{k}_good"], q[f"s{k}_bad"]
-        out.append(
-            Item(
-                fingerprint=pair_fingerprint(good, bad),
-                family="ltswap",
-                subtask=sub,
-                bin=_bin_label(q.get("bin", "")),
-                good=good,
-                bad=bad,
-                judge=judge,
-                ref=f"{q.get('id', '')}-{k}",
-            )
-        )
-    return out
-
-
-def _rejected_items(run: Path, configs: Sequence[str] | None) -> list[Item]:
-    """Drafts the judge judged and dropped: rows with the four sentences in ``rejected_drafts.jsonl``
-    (``ltswap build`` writes it) or ``rejects.jsonl``. For each, the pair the judge rejected
-    (``margins``: the first at or below ``threshold``; else the first pair)."""
-    items: list[Item] = []
-    for name in REJECTED_FILES:
-        file = run / name
-        if not file.is_file():
-            continue
-        for n, row in enumerate(read_jsonl(file)):
-            if (
-                not all(row.get(f) for f in DRAFT_FIELDS)
-                or row.get("reason", "filter_rejected") == "cell_full"
-            ):
-                continue
-            sub = LTSWAP_NAMES.get(row["subtask"], row["subtask"])
-            if not _wanted_subtask(sub, configs):
-                continue
-            margins, threshold = row.get("margins") or [], float(row.get("threshold", 0.0))
-            k = next((i + 1 for i, m in enumerate(margins[:2]) if m is None or m <= threshold), 1)
-            items += _quad_items({**row, "id": row.get("id", f"{name}:{n + 1}")}, sub, JUDGE_REJECTED, (k,))
-        break
-    return items
+def bin_label(row: dict[str, Any], roles: dict[str, str], word: str = "bin") -> str:
+    """The default ``ReviewKind.bin``: ``<word> <value>`` of the row's ``bin`` role, ``all`` without one."""
+    value = bin_value(row, roles)
+    return "all" if value in ("", None) else f"{word} {value}"
 
 
 def sample(items: Sequence[Item], n: int, n_rejected: int, seed: int) -> list[Item]:
-    """``n`` benchmark items spread evenly over subtasks (LT-Swap subtasks, FIT-CLAMS paradigms,
-    configs) and within each over its cells (bins); a group short of its share gives the rest to the
+    """``n`` benchmark items spread evenly over subtasks (a family's subtasks, paradigms, configs) and
+    within each over its cells (bins); a group short of its share gives the rest to the
     others. Plus ``n_rejected`` rejected drafts spread the same way; all shuffled together (seeded)."""
     if n < 0 or n_rejected < 0:
         raise ConfigError("--sample and --rejected must be 0 or more")

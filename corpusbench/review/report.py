@@ -21,7 +21,7 @@ from corpusbench.errors import InputError
 from corpusbench.intervals import wilson
 from corpusbench.io import read_json
 from corpusbench.provenance import file_sha256, fingerprint
-from corpusbench.review.items import JUDGE_KEPT, JUDGE_REJECTED, TITLES
+from corpusbench.review.items import JUDGE_KEPT, JUDGE_REJECTED, title, titles
 from corpusbench.review.labels import Label, current, label_files, read_labels, review_dir
 
 VERDICTS = ("valid", "marginal", "invalid")
@@ -40,9 +40,11 @@ def cohen_kappa(a: Sequence[str], b: Sequence[str]) -> float:
 
 
 def order_key(group: str) -> tuple[int, str, float]:
-    """Subtasks in the order of ``TITLES``, then by name; within one, bins by their lower edge."""
+    """Subtasks in the order of the families' titles (``ReviewKind.titles``), then by name; within one,
+    bins by their lower edge."""
     sub, _, rest = group.partition(" ")
-    rank = list(TITLES).index(sub) if sub in TITLES else len(TITLES)
+    known = list(titles())
+    rank = known.index(sub) if sub in known else len(known)
     num = re.search(r"\d+", rest)
     return rank, sub, float(num.group()) if num else -1.0
 
@@ -203,10 +205,6 @@ def _pct(x: float) -> str:
 
 def _ci(s: dict[str, Any]) -> str:
     return "–" if not s["n"] else f"{s['share']:.2f} [{s['low']:.2f}, {s['high']:.2f}] ({s['k']}/{s['n']})"
-
-
-def title(sub: str) -> str:
-    return TITLES.get(sub, sub)
 
 
 def markdown(rep: dict[str, Any]) -> str:

@@ -9,6 +9,8 @@ from typing import Any
 from corpusbench.families.cac.lm_eval import NOTE
 from corpusbench.family import (
     DemoLine,
+    DemoNext,
+    DemoStep,
     EvalHelp,
     EvalKind,
     Family,
@@ -81,5 +83,14 @@ FAMILY = Family(
     demo=(DemoLine(file="manifest.json", recognises=_is_cac, line=_demo_line),),
     output=OutputFolder(  # scored by the ``folder`` hook
         label="CAC output", recognises=_is_cac_output, help="a `corpusbench cac` folder"
+    ),
+    demo_steps=(DemoStep(title="CAC (CHILDES Eve)", path="out/demo/cac", order=20),),
+    demo_next=(
+        DemoNext(
+            after="out/demo/cac",
+            command="open out/demo/cac/overlap.png out/demo/cac/tpr.png",
+            what="CAC human statistics",
+            order=20,
+        ),
     ),
 )

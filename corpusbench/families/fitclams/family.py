@@ -8,12 +8,15 @@ from typing import Any
 
 from corpusbench.family import (
     DemoLine,
+    DemoNext,
+    DemoStep,
     EvalHelp,
     EvalKind,
     Family,
     Nested,
     OutputFolder,
     ParamsSchema,
+    ReviewKind,
     number,
 )
 
@@ -74,5 +77,25 @@ FAMILY = Family(
         label="FIT-CLAMS output",
         recognises=_is_fitclams,
         configs="corpusbench.families.fitclams.release:output_configs",
+    ),
+    review=ReviewKind(  # a subtask per paradigm, a cell per noun bin
+        claim="The verb in the other number does not agree with its subject.",
+        subtask="corpusbench.families.fitclams.review:subtask",
+        bin="corpusbench.families.fitclams.review:bin_label",
+    ),
+    demo_steps=(
+        DemoStep(title="FIT-CLAMS", path="out/demo/fitclams", order=30),
+        DemoStep(title="FIT-CLAMS, two corpora", path="out/demo/fitclams-kjv-shakespeare", order=40),
+        DemoStep(title="FIT-CLAMS, French", path="out/demo/fitclams-fr-bible", order=50),
+        DemoStep(title="FIT-CLAMS, German", path="out/demo/fitclams-de-bible", order=60),
+        DemoStep(title="eval: SmolLM2 on FIT-CLAMS", path="out/demo/eval-fitclams", order=70),
+    ),
+    demo_next=(
+        DemoNext(
+            after="out/demo/eval-fitclams",
+            command="open out/demo/eval-fitclams/summary.md",
+            what="per-config accuracy, plots next to it",
+            order=10,
+        ),
     ),
 )

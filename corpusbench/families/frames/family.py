@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from corpusbench.family import DemoLine, Family, ParamsSchema, ScoredBy, number
+from corpusbench.family import DemoLine, DemoStep, Family, ParamsSchema, ScoredBy, number
 
 
 def _is_frames(m: dict[str, Any]) -> bool:
@@ -61,4 +61,10 @@ FAMILY = Family(
         DemoLine(file="split.json", recognises=_always, line=_split_line),
     ),
     scored_by=ScoredBy(task="other", what="frames S-clusters", command="eval clusters"),
+    demo_steps=(
+        DemoStep(title="frames: train/test split", path="out/frames/split", order=80),
+        DemoStep(title="frames: training stats", path="out/frames/train-stats", order=90),
+        DemoStep(title="frames: S-clusters", path="out/frames/sclusters", order=100),
+        DemoStep(title="eval clusters", path="out/frames/eval-input", order=110),
+    ),
 )

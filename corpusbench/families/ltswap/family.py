@@ -5,7 +5,17 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from corpusbench.family import DemoLine, EvalHelp, EvalKind, Family, OutputFolder, ParamsSchema, number
+from corpusbench.family import (
+    DemoLine,
+    DemoStep,
+    EvalHelp,
+    EvalKind,
+    Family,
+    OutputFolder,
+    ParamsSchema,
+    ReviewKind,
+    number,
+)
 
 
 def _is_ltswap(m: dict[str, Any]) -> bool:
@@ -66,4 +76,21 @@ FAMILY = Family(
         recognises=_is_ltswap,
         configs="corpusbench.families.ltswap.release:output_configs",
     ),
+    review=ReviewKind(
+        titles={"wordswap": "WordSwap", "inflswap": "InflectionSwap", "agrswap": "AgreementSwap"},
+        claims={
+            "wordswap": "Swapping in the other rare word makes the sentence's meaning wrong.",
+            "inflswap": "The other inflection of the rare word makes the sentence ungrammatical.",
+            "agrswap": "The noun in the other number disagrees with its verb, pronoun or determiner "
+            "(the sentences stop right after the word that agrees).",
+        },
+        subtask="corpusbench.families.ltswap.review:subtask",
+        bin="corpusbench.families.ltswap.review:bin_label",
+        judged=True,  # a release holds the quadruplets the LLM judge kept
+        recognises=_is_ltswap,
+        run="corpusbench.families.ltswap.review:run_items",
+        run_label="an LT-Swap run",
+        rejected="corpusbench.families.ltswap.review:rejected_items",
+    ),
+    demo_steps=(DemoStep(title="LT-Swap", path="out/demo/ltswap", order=120),),
 )
