@@ -194,6 +194,9 @@ class Family:
         default_factory=dict
     )  # eval roles it adds: role -> what its column holds
     rank: int = 100
+    #: (stats folder) -> a Rich renderable | None: what ``corpusbench stats`` prints for the family after
+    #: its summary (the corpus's candidates as the family bins them, say)
+    stats_view: Target | None = None
 
     def claims(self, task: str, roles: set[str], pair_tasks: tuple[str, ...]) -> bool:
         """Whether a release config (its task, its role names) is this family's, for eval: its ``task`` (else

@@ -64,4 +64,5 @@ FAMILY = Family(
         recognises=_is_ltswap,
         configs="corpusbench.families.ltswap.release:output_configs",
     ),
+    stats_view="corpusbench.families.ltswap.bins:bins_table",
 )
