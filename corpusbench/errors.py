@@ -34,7 +34,7 @@ class ConfigError(CorpusbenchError, ValueError):
 class ParamError(ConfigError):
     """A bad value of one parameter, named as the library calls it (``per_cell``), never as a command line
     or a spec spells it: the caller re-raises it under its own name with :meth:`named` (the CLI through
-    :func:`option_names`: ``--per-cell``; ``release build``: ``families.ltswap.params.per_cell``)."""
+    :func:`option_names`: ``--per-cell``; ``release build``: ``families.<family>.params.per_cell``)."""
 
     def __init__(self, param: str, problem: str) -> None:
         self.param, self.problem = param, problem

@@ -277,6 +277,9 @@ class Family:
     review: ReviewKind | None = None  # how ``review`` reads and words its items
     demo_steps: tuple[DemoStep, ...] = ()  # its outputs of ``make demo`` (``demo summary``'s rows)
     demo_next: tuple[DemoNext, ...] = ()  # ``demo summary``'s commands to try next, once they are built
+    #: (stats folder) -> a Rich renderable | None: what ``corpusbench stats`` prints for the family after
+    #: its summary (the corpus's candidates as the family bins them, say)
+    stats_view: Target | None = None
 
     def claims(self, task: str, roles: set[str], pair_tasks: tuple[str, ...]) -> bool:
         """Whether a release config (its task, its role names) is this family's, for eval: its ``task`` (else

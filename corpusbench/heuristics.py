@@ -265,7 +265,8 @@ RULES: dict[str, tuple[Rule, str]] = {
         "the target word ends in -s iff the word before it does not",
     ),
     "prefer-s": (prefer_s, "prefer the sentence whose target word ends in -s"),
-    # target-blind rules for LT-Swap (#37): an item one of them decides needs no knowledge of the rare word
+    # target-blind rules for rare-word pairs (#37): an item one of them decides needs no knowledge of the
+    # rare word
     "prev-word-suffix": (
         prev_word_suffix,
         "the target's ending (-s, -ed, -ing, none) fits the word before it; never reads the target",

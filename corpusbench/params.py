@@ -2,24 +2,24 @@
 command-line spelling; the family's command options and its release-spec params are generated from it.
 
     @dataclass(frozen=True, slots=True, kw_only=True)
-    class FramesParams:
-        min_frame_count: int = param(2, help="Keep frames seen at least this often.")
+    class ToyParams:
+        min_count: int = param(2, help="Keep words seen at least this often.")
         lang: str = param("en", help="...", spec=False)          # an option only
         train: str | None = param(None, help="...", cli=False, required=True)  # a spec key only
 
-    FramesSpec = spec_view(FramesParams)                          # what a release spec may say
+    ToySpec = spec_view(ToyParams)                                # what a release spec may say
 
     @app.command("build")
-    @cli_params(FramesParams)                                     # --min-frame-count, --lang
-    def build(corpus: str, params: FramesParams) -> None: ...
+    @cli_params(ToyParams)                                        # --min-count, --lang
+    def build(corpus: str, params: ToyParams) -> None: ...
 
 :func:`spec_view` is the dataclass of the spec keys (a ``ParamsSchema`` type: unknown keys, types and
 required keys are checked by it when the spec loads); :func:`cli_params` adds one typer option per CLI
 field (``--kebab-case`` unless ``option`` says otherwise) and hands the command one params object;
-:func:`markdown_table` writes the spec keys' table of docs/release-spec.md. Declared this way: frames
-(``families/frames/records.py``), FIT-CLAMS (``families/fitclams/params.py``, its ``selection`` a
-nested ``SelectionConfig``), CAC (``families/cac/params.py``) and LT-Swap
-(``families/ltswap/params.py``; its spec view checks values with ``spec_view(..., check=)``).
+:func:`markdown_table` writes the spec keys' table of docs/release-spec.md. Every built-in family
+declares its parameters this way, in its folder (``params.py`` or ``records.py``; a nested mapping of
+params is a dataclass of its own, ``ParamsSchema.nested``); a spec view may check values too
+(``spec_view(..., check=)``).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Live progress of long LLM work: ``ltswap build`` (and ``--plan``), ``ltswap judge``, FIT-CLAMS' LLM check.
+"""Live progress of long LLM work: a family's LLM work (its build, its plan, its judge or LLM check).
 
 One :class:`LLMProgress` observes a run from two sides. The pipeline's ``progress(stage, done, total)``
 callback (the object is that callable) gives the stage and its count; two stage names carry more:
@@ -73,7 +73,7 @@ class _Counted:
 class LLMProgress:
     """The run's progress: a ``progress(stage, done, total)`` callable and a counter of LLM answers.
 
-    Use as a context manager (``with LLMProgress(console, "ltswap build") as p``); ``console`` decides:
+    Use as a context manager (``with LLMProgress(console, "<family> build") as p``); ``console`` decides:
     a terminal gets the live display, anything else the plain line every ``interval`` seconds (default:
     ``$CORPUSBENCH_PROGRESS_INTERVAL``, else 30)."""
 
@@ -127,7 +127,7 @@ class LLMProgress:
 
     @contextlib.contextmanager
     def watch(self, llm: Any) -> Iterator[Any]:
-        """Count the answers of ``llm`` (a ``CachedLLM``, or ``ltswap.session.ServedLLM`` around one)
+        """Count the answers of ``llm`` (a ``CachedLLM``, or a wrapper that keeps one as ``_llm``)
         while the block runs; cache hits are read from its report."""
         owner = getattr(llm, "_llm", llm)  # ServedLLM keeps the CachedLLM as ``_llm``
         inner = owner.backend

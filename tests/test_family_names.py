@@ -4,9 +4,9 @@ A family's name (``ltswap``/``LT-Swap``, ``fitclams``/``FIT-CLAMS``, ``cac``/``C
 case-insensitively as a word (``_``, ``-``, ``.`` and ``/`` separate words, so ``ltswap_rule``,
 ``families.cac.score`` and ``cac-the-a`` count) in every ``corpusbench/**/*.py`` file outside the family's
 own folder. ``frames`` is also an ordinary word (LT-Swap's sentence frames, FIT-CLAMS's verb frames), so
-it is looked for outside ``corpusbench/families/`` only. What still names a family is listed in
-:data:`ALLOWED` with its count: the list may only shrink (a count above its allowance fails, and so does
-an allowance above the count, so that it is lowered when a mention goes).
+it is looked for outside ``corpusbench/families/`` only. None is allowed: what a framework module needs
+to know of a family comes from the family's record (``corpusbench/family.py``). Docs, tests and the
+entry points in ``pyproject.toml`` name the families freely.
 """
 
 from __future__ import annotations
@@ -16,28 +16,6 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "corpusbench"
 PATTERNS = {"ltswap": r"lt-?swap", "fitclams": r"fit-?clams", "cac": r"cac", "frames": r"frames"}
-
-#: file (relative to corpusbench/) -> {family: mentions still allowed}: examples in docstrings and help
-#: texts, the demo's and the review's own lists, and the switches still to turn into family hooks.
-ALLOWED: dict[str, dict[str, int]] = {
-    "assets/judge_model.py": {"ltswap": 3},
-    "corpus/bins.py": {"fitclams": 3, "ltswap": 9},
-    "corpus/cli.py": {"fitclams": 1, "ltswap": 10},
-    "corpus/counting.py": {"ltswap": 2},
-    "corpus/store.py": {"ltswap": 2},
-    "corpus/taggers.py": {"fitclams": 1, "ltswap": 2},
-    "errors.py": {"ltswap": 1},
-    "families/minimal_pairs/release.py": {"fitclams": 1},
-    "heuristics.py": {"ltswap": 1},
-    "llm/api.py": {"fitclams": 1, "ltswap": 2},
-    "llm/hardware.py": {"ltswap": 3},
-    "llm/options.py": {"fitclams": 1, "ltswap": 5},
-    "llm/ray_backend.py": {"ltswap": 1},
-    "params.py": {"cac": 2, "fitclams": 2, "frames": 3, "ltswap": 2},
-    "progress_llm.py": {"fitclams": 1, "ltswap": 4},
-    "publish/hub.py": {"frames": 1},
-    "publish/spec.py": {"frames": 1, "ltswap": 3},
-}
 
 
 def mentions() -> dict[str, dict[str, int]]:
@@ -60,24 +38,7 @@ def test_the_pattern_finds_a_family_name() -> None:
     assert not word.findall("ltswapper")
 
 
-def test_no_new_family_names_outside_their_folders() -> None:
-    over = [
-        f"{f}: {fam} named {n} time(s), allowed {ALLOWED.get(f, {}).get(fam, 0)}"
-        for f, by in mentions().items()
-        for fam, n in by.items()
-        if n > ALLOWED.get(f, {}).get(fam, 0)
-    ]
-    assert not over, "a family named outside its folder (use a hook on its Family record):\n" + "\n".join(
-        over
-    )
-
-
-def test_the_allowlist_only_shrinks() -> None:
-    found = mentions()
-    stale = [
-        f"{f}: {fam} allowed {n}, found {found.get(f, {}).get(fam, 0)}"
-        for f, by in ALLOWED.items()
-        for fam, n in by.items()
-        if n > found.get(f, {}).get(fam, 0)
-    ]
-    assert not stale, "lower these allowances in ALLOWED:\n" + "\n".join(stale)
+def test_no_module_outside_a_familys_folder_names_it() -> None:
+    found = sorted(mentions().items())
+    where = [f"{f}: {fam} named {n} time(s)" for f, by in found for fam, n in sorted(by.items())]
+    assert not where, "a family named outside its folder (give its record a hook):\n" + "\n".join(where)

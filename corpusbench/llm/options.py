@@ -1,15 +1,18 @@
 """The command-line options of the LLM that writes or judges, declared once.
 
-Every command that talks to such an LLM (``llm generate/choose/ping/serve``, ``ltswap build/judge/
-judge-check``, ``fitclams build --llm-check``) takes these typer ``Annotated`` types, as
-huggingface_hub's ``_cli_utils.py`` shares its options, so each option has one spelling, one help text and
-one type everywhere: the ``--llm-`` prefix says "the LLM that writes or judges"; ``--model`` (``eval run``,
-``eval clusters``, ``audit``) is the model under test only. A command gives the default in its
-signature (``model: LLMModel = None``); :func:`llm_spec` turns the options into an ``LLMSpec``.
+Every command that talks to such an LLM (``llm generate/choose/ping/serve``, a family's commands that
+write or judge items) takes these typer ``Annotated`` types, as huggingface_hub's ``_cli_utils.py`` shares
+its options, so each option has one spelling, one help text and one type everywhere: the ``--llm-`` prefix
+says "the LLM that writes or judges"; ``--model`` (``eval run``, ``eval clusters``, ``audit``) is the model
+under test only. A command gives the default in its signature (``model: LLMModel = None``); one whose LLM
+defaults differently says so with :func:`llm_model` and :func:`with_help`. :func:`llm_spec` turns the
+options into an ``LLMSpec``.
 """
 
 from __future__ import annotations
 
+import copy
+import typing
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -18,25 +21,37 @@ import typer
 from corpusbench.llm.api import BACKEND_HELP, LLMSpec, canonical_backend
 
 LLMBackend = Annotated[str, typer.Option("--llm-backend", help="The LLM's backend: " + BACKEND_HELP)]
-LLMModel = Annotated[
-    str | None,
-    typer.Option(
-        "--llm-model",
-        help="The LLM that writes or judges: a model folder or hub id (vllm-engine, transformers; the "
-        "folder ltswap's vllm-server serves), or a served model name (vllm-server/openai/ray at "
-        "--llm-base-url). Default: ltswap: Qwen2.5-Coder-1.5B-Instruct from `make judge-model` (on a GPU "
-        "the paper's meta-llama/Llama-3.1-8B-Instruct); llm serve and in process: SmolLM2-135M-Instruct; "
-        "at a server: its first model.",
-        show_default=False,
-    ),
-]
+
+
+def llm_model(default: str) -> Any:
+    """The ``--llm-model`` option type of a command whose LLM, without the option, is ``default``."""
+    return Annotated[
+        str | None,
+        typer.Option(
+            "--llm-model",
+            help="The LLM that writes or judges: a model folder or hub id (vllm-engine, transformers; the "
+            "folder a vllm-server started for the run serves), or a served model name "
+            f"(vllm-server/openai/ray at --llm-base-url). Default: {default}",
+            show_default=False,
+        ),
+    ]
+
+
+def with_help(option: Any, more: str) -> Any:
+    """``option`` (an option type of this module) with ``more`` after its help: what one command does."""
+    kind, info = typing.get_args(option)
+    info = copy.copy(info)
+    info.help = f"{info.help} {more}"
+    return Annotated[kind, info]
+
+
+LLMModel = llm_model("llm serve and in process: SmolLM2-135M-Instruct; at a server: its first model.")
 LLMBaseUrl = Annotated[
     str | None,
     typer.Option(
         "--llm-base-url",
         envvar="CORPUSBENCH_LLM_URL",
-        help="The LLM's OpenAI-compatible server (vllm-server, openai; ray: comma-separated endpoints). "
-        "ltswap without it starts a vllm-server for the run.",
+        help="The LLM's OpenAI-compatible server (vllm-server, openai; ray: comma-separated endpoints).",
     ),
 ]
 LLMApiKey = Annotated[
@@ -52,8 +67,7 @@ LLMCache = Annotated[
     Path | None,
     typer.Option(
         "--llm-cache",
-        help="SQLite cache of the LLM's answers: a rerun sends only the calls it has no answer for "
-        "(ltswap build: default OUT/llm-cache.sqlite).",
+        help="SQLite cache of the LLM's answers: a rerun sends only the calls it has no answer for.",
     ),
 ]
 LLMTimeout = Annotated[

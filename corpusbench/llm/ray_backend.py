@@ -9,7 +9,7 @@ answering, or whose actor dies, is dropped and its batch goes to the others; whe
 run stops with a ``BackendError`` after every result received so far has been delivered.
 
     corpusbench llm choose --llm-backend ray --llm-base-url http://node1:8011/v1,http://node2:8011/v1 ...
-    corpusbench ltswap build CORPUS --out OUT --llm-backend ray --llm-base-url URL1,URL2
+    corpusbench FAMILY build CORPUS --out OUT --llm-backend ray --llm-base-url URL1,URL2  # a family's
 
 The actors take no CPU slot (the work is on the servers); ``address``/``RAY_ADDRESS`` joins a cluster.
 """

@@ -340,7 +340,7 @@ def _hub_errors(repo_id: str, endpoint: str, token: str | None) -> Iterator[None
         raise
 
 
-#: Packages whose frames in a traceback mean the Hub client choked on what the server sent.
+#: Packages whose stack entries in a traceback mean the Hub client choked on what the server sent.
 CLIENT_PACKAGES = ("huggingface_hub", "requests", "httpx", "json")
 
 

@@ -56,7 +56,7 @@ class ReleaseCorpus:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ReleaseLLM:
-    """A release's ``llm:`` block: the LLM a family (LT-Swap) writes and judges with, recorded in the card
+    """A release's ``llm:`` block: the LLM a family writes and judges its items with, recorded in the card
     and provenance. (How an LLM is opened is :class:`corpusbench.llm.api.LLMSpec`.)"""
 
     model: str
@@ -77,8 +77,8 @@ class FamilySpec:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ReviewLabels:
-    """A label file the release's card reports (``review.labels[]``): a labelled LT-Swap validity set
-    (``benchmarks/data/ltswap_validity/*.jsonl``), matched to the release's items by their sentences.
+    """A label file the release's card reports (``review.labels[]``): items labelled outside the release
+    (a validity set, read by its family's ``labels`` hook), matched to the release's items by their sentences.
     A bare path is accepted for ``{path: PATH}``."""
 
     path: str
@@ -138,7 +138,7 @@ class ReleaseSpec:
 
     def generator_corpora(self, gen: FamilySpec) -> list[str]:
         """The corpora a generator reads: its ``corpus`` and any param value (or list item) naming a
-        corpus key (``train: frames-train``, ``corpora: [en, fr]``)."""
+        corpus key (``train: en-train``, ``corpora: [en, fr]``)."""
         keys = [gen.corpus] if gen.corpus else []
         for v in gen.params.values():
             for item in v if isinstance(v, list) else [v]:

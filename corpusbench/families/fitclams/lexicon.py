@@ -17,10 +17,10 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
-from corpusbench.corpus.bins import log_bins
 from corpusbench.corpus.store import CorpusStats
 from corpusbench.errors import InputError
 from corpusbench.families.fitclams import animacy, llm_check
+from corpusbench.families.fitclams.bins import log_bins
 from corpusbench.families.fitclams.candidates import (
     contexts_in_function,
     de_dative_plural_only,

@@ -1,7 +1,7 @@
 """Binning and the automatic, seeded selection of one noun and one verb per frequency bin.
 
 Per corpus and POS: structural survivors are binned with the reference's log-spaced edges
-(``corpus.bins.log_bin_edges``); within each scheduled bin the eligible candidates (animate / intransitive,
+(``bins.log_bin_edges``); within each scheduled bin the eligible candidates (animate / intransitive,
 gender known) are ranked by evidence strength and by distance to the bin's log-midpoint, and one of the
 best ``top_k`` is drawn with ``random.Random(f"{seed}:{role}:{bin}")`` (role: noun, object, verb): the
 choice depends on the corpus's counts and the seed only, never on the name the corpus is given. Empty bins
@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from corpusbench.corpus.bins import log_bin_edges, log_bins
+from corpusbench.families.fitclams.bins import log_bin_edges, log_bins
 from corpusbench.families.fitclams.records import Candidate
 from corpusbench.params import param
 

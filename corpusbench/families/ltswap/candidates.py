@@ -5,7 +5,7 @@
   passes the lemma-cluster filter of Appendix A: the summed frequency of all forms of its lemma
   must fall in the form's own bin ("rare as a lemma, not only as a surface form").
 - Frequencies are surface counts in the corpus vocabulary (what the evaluated model saw), bins the
-  11 LT-Swap bins of ``corpusbench.corpus.bins``.
+  11 LT-Swap bins of ``corpusbench.families.ltswap.bins``.
 - Inflection pairs come from the candidates' inflection sets (noun: singular/plural; verb: the seed
   form with each other form); the pair's bin is the rarer form's (bin 0: an unseen inflection).
 - Sampling is seeded and sorted-first: per (bin, tag) for words, per (bin, POS) for inflection
@@ -20,8 +20,8 @@ from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from corpusbench.corpus.bins import ltswap_bin
 from corpusbench.corpus.store import CorpusStats
+from corpusbench.families.ltswap.bins import ltswap_bin
 from corpusbench.families.ltswap.lexicon import EnglishLexicon
 from corpusbench.families.ltswap.records import NOUN_TAGS, TAGS, Candidate, InflectionPair
 

@@ -18,7 +18,7 @@ from collections.abc import Hashable, Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from corpusbench.corpus.bins import ltswap_bin_label
+from corpusbench.families.ltswap.bins import ltswap_bin_label
 
 MAX_ROUNDS = 8
 STOP_EMPTY_AFTER = 2  # rounds after which a subtask that kept nothing draws no more

@@ -16,8 +16,8 @@ from typing import Any
 
 from rich.table import Table
 
-from corpusbench.corpus.bins import LTSWAP_N_BINS, ltswap_bin_label
 from corpusbench.families.ltswap import cells as cellmod
+from corpusbench.families.ltswap.bins import LTSWAP_N_BINS, ltswap_bin_label
 
 TITLES = {"wordswap": "WordSwap", "inflswap": "InflectionSwap", "agrswap": "AgreementSwap"}
 FIRST_BIN = {"wordswap": 1}  # WordSwap: no cell for words the corpus never has

@@ -23,11 +23,12 @@ from corpusbench.llm.options import (
     LLMBackend,
     LLMBaseUrl,
     LLMCache,
-    LLMModel,
     LLMRetries,
     LLMTimeout,
     MaxLLMFailures,
     TrustRemoteCode,
+    llm_model,
+    with_help,
 )
 from corpusbench.params import cli_params
 
@@ -49,6 +50,13 @@ FILTER_RULE = typer.Option(
 THRESHOLD = typer.Option(
     None, "--threshold", help="Margin threshold (default: 0.1 for pointwise, 0 for debiased and strict)."
 )
+# the shared --llm-* options, with what LT-Swap's commands do without them
+JudgeModel = llm_model(
+    "Qwen2.5-Coder-1.5B-Instruct from `make judge-model` (on a GPU the paper's "
+    "meta-llama/Llama-3.1-8B-Instruct); at a server: its first model."
+)
+JudgeBaseUrl = with_help(LLMBaseUrl, "ltswap without it starts a vllm-server for the run.")
+BuildCache = with_help(LLMCache, "Default: OUT/llm-cache.sqlite.")
 
 
 def register(app: typer.Typer) -> None:
@@ -78,9 +86,9 @@ def ltswap(
         None, "--stats", help="A stats folder of CORPUS (default: OUT/stats, computed if missing or stale)."
     ),
     llm_backend: LLMBackend = DEFAULT_BACKEND,
-    model: LLMModel = None,
-    base_url: LLMBaseUrl = None,
-    cache: LLMCache = None,
+    model: JudgeModel = None,
+    base_url: JudgeBaseUrl = None,
+    cache: BuildCache = None,
     params: LtswapFamilyParams | None = None,
     workers: int = typer.Option(1, "--workers", "-w", help="Workers for the stats step."),
     llm_timeout: LLMTimeout = DEFAULT_TIMEOUT,
@@ -305,8 +313,8 @@ def judge_cmd(
     filter_rule: str | None = FILTER_RULE,
     threshold: float | None = THRESHOLD,
     llm_backend: LLMBackend = DEFAULT_BACKEND,
-    model: LLMModel = None,
-    base_url: LLMBaseUrl = None,
+    model: JudgeModel = None,
+    base_url: JudgeBaseUrl = None,
     cache: LLMCache = None,
     nonce: str = typer.Option("blick", "--nonce", help="Nonce word of WordSwap's pairwise game."),
     batch_size: int = typer.Option(8, "--batch-size", help="transformers backend: prompts per batch."),
@@ -366,8 +374,8 @@ def judge_check_cmd(
     ),
     threshold: float | None = THRESHOLD,
     llm_backend: LLMBackend = DEFAULT_BACKEND,
-    model: LLMModel = None,
-    base_url: LLMBaseUrl = None,
+    model: JudgeModel = None,
+    base_url: JudgeBaseUrl = None,
     cache: LLMCache = None,
     out: Path | None = typer.Option(None, "--out", "-o", help="Write the figures as JSON."),
     batch_size: int = typer.Option(8, "--batch-size", help="transformers backend: prompts per batch."),

@@ -93,4 +93,5 @@ FAMILY = Family(
         rejected="corpusbench.families.ltswap.review:rejected_items",
     ),
     demo_steps=(DemoStep(title="LT-Swap", path="out/demo/ltswap", order=120),),
+    stats_view="corpusbench.families.ltswap.bins:bins_table",
 )

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from corpusbench.corpus.bins import LTSWAP_N_BINS, ltswap_bin_label
+from corpusbench.families.ltswap.bins import LTSWAP_N_BINS, ltswap_bin_label
 from corpusbench.families.ltswap.records import SUBTASKS
 
 STAGES = ("candidates", "confirmed", "generated", "parsed", "checked", "paired", "kept")

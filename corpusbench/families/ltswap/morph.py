@@ -20,8 +20,8 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Callable
 
-from corpusbench.corpus.bins import ltswap_bin
 from corpusbench.corpus.store import CorpusStats
+from corpusbench.families.ltswap.bins import ltswap_bin
 from corpusbench.families.ltswap.candidates import CandidateReport
 from corpusbench.families.ltswap.records import Candidate, Inflection
 

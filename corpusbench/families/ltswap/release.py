@@ -24,8 +24,8 @@ from typing import Any
 
 import pandas as pd
 
-from corpusbench.corpus.bins import LTSWAP_N_BINS, ltswap_bin_label
 from corpusbench.errors import ConfigError, InputError
+from corpusbench.families.ltswap.bins import LTSWAP_N_BINS, ltswap_bin_label
 from corpusbench.io import read_json
 from corpusbench.publish.plugins import GeneratorContext, ReleaseConfig, parse_params
 

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from corpusbench.corpus.bins import ltswap_bin_label
+from corpusbench.families.ltswap.bins import ltswap_bin_label
 from corpusbench.families.ltswap.records import SUBTASK_ALIASES, SUBTASKS
 from corpusbench.io import read_json, read_jsonl
 from corpusbench.review.items import JUDGE_KEPT, JUDGE_REJECTED, Item, bin_value, pair_fingerprint

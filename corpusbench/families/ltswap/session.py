@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from corpusbench.corpus.store import CorpusStats
-from corpusbench.errors import ParamError
+from corpusbench.errors import ConfigError, ParamError
 from corpusbench.llm.api import DEFAULT_RETRIES, DEFAULT_TIMEOUT
 from corpusbench.llm.cache import CachedLLM
 from corpusbench.llm.records import FailureBudget
@@ -83,6 +83,20 @@ class ServedLLM:
         return {**self._llm.describe(), "server": dict(self.server)}
 
 
+def default_judge_model() -> str:
+    """The default writer/judge folder (``make judge-model``); a one-line ``ConfigError`` naming the setup
+    step if absent."""
+    from corpusbench.assets.judge_model import MODEL_NAME, judge_model_dir
+
+    d = judge_model_dir()
+    if d is None:
+        raise ConfigError(
+            f"the default LT-Swap judge ({MODEL_NAME}) is not installed: run `make judge-model` "
+            "(or pass --model)"
+        )
+    return str(d)
+
+
 @contextlib.contextmanager
 def open_run_llm(
     *,
@@ -107,8 +121,6 @@ def open_run_llm(
     restart_hint = None
     dtype: str | None = None  # the dtype of the server this run starts
     if model is None and backend in ("vllm-server", "vllm-engine", "transformers") and base_url is None:
-        from corpusbench.assets.judge_model import default_judge_model
-
         model = default_judge_model()
     with contextlib.ExitStack() as stack:
         if backend == "vllm-server" and base_url is None:

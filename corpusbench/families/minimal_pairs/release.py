@@ -2,7 +2,7 @@
 
 Sources: one file, or a folder of files (one config per file). Rows are split into configs by
 ``group_column`` when the source has it. ``format: alternating`` reads one sentence per line, grammatical
-and ungrammatical alternating (the FIT-CLAMS CSV layout). Pairs with an empty side, identical sides or
+and ungrammatical alternating (one pair per two lines). Pairs with an empty side, identical sides or
 a repeated (good, bad) are dropped and counted; ``max_pairs`` keeps a seeded sample per config.
 """
 

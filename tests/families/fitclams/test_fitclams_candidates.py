@@ -6,9 +6,9 @@ from pathlib import Path
 
 import numpy as np
 
-from corpusbench.corpus.bins import log_bin_edges
 from corpusbench.corpus.store import CorpusStats
 from corpusbench.families.fitclams import animacy
+from corpusbench.families.fitclams.bins import log_bin_edges
 from corpusbench.families.fitclams.candidates import _de_verb_number, extract, resolve_gender
 from corpusbench.families.fitclams.checks import inflection_ok, structural_reason
 from corpusbench.families.fitclams.lexicon import build_selections

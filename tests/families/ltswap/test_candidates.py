@@ -2,7 +2,7 @@
 
 from collections import Counter
 
-from corpusbench.corpus.bins import LTSWAP_N_BINS, ltswap_bin
+from corpusbench.families.ltswap.bins import LTSWAP_N_BINS, ltswap_bin
 from corpusbench.families.ltswap.candidates import coarse_pos, inflection_pairs, seeded_sample
 from corpusbench.families.ltswap.lexicon import dictionary
 from corpusbench.families.ltswap.records import TAGS

@@ -8,9 +8,9 @@ import pytest
 from typer.testing import CliRunner
 
 from corpusbench.cli import app
-from corpusbench.corpus.bins import ltswap_bin
 from corpusbench.errors import BackendError, ConfigError
 from corpusbench.families.ltswap import prompting
+from corpusbench.families.ltswap.bins import ltswap_bin
 from corpusbench.families.ltswap.checks import token_spans
 from corpusbench.families.ltswap.funnel import STAGES
 from corpusbench.families.ltswap.pipeline import LtswapParams, run_ltswap

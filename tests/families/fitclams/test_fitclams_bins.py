@@ -3,35 +3,8 @@ import math
 import numpy as np
 import pytest
 
-from corpusbench.corpus.bins import LTSWAP_N_BINS, log_bin_edges, log_bins, ltswap_bin, ltswap_bin_label
 from corpusbench.errors import ConfigError
-
-
-@pytest.mark.parametrize(
-    ("count", "expected"),
-    [
-        (0, 0),
-        (1, 1),
-        (2, 2),
-        (3, 2),
-        (4, 3),
-        (7, 3),
-        (8, 4),
-        (255, 8),
-        (256, 9),
-        (511, 9),
-        (512, 10),
-        (10**7, 10),
-    ],
-)
-def test_ltswap_bins_are_powers_of_two(count, expected):
-    assert ltswap_bin(count) == expected
-
-
-def test_ltswap_bin_labels():
-    labels = [ltswap_bin_label(i) for i in range(LTSWAP_N_BINS)]
-    assert labels[0] == "[0]" and labels[1] == "[1]" and labels[2] == "[2,4)" and labels[-1] == "[512,inf)"
-    assert len(set(labels)) == LTSWAP_N_BINS == 11
+from corpusbench.families.fitclams.bins import log_bin_edges, log_bins
 
 
 def test_log_bins_match_reference_edges():
