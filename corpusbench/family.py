@@ -46,7 +46,7 @@ def load(target: Target) -> Any:
 class Nested:
     """A params key whose value is a mapping of ``target``'s fields; ``typed``: check value types too."""
 
-    target: str  # "module:Class"
+    target: Target  # the class, or "module:Class"
     typed: bool = True
 
 

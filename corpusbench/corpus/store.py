@@ -20,12 +20,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from corpusbench.errors import InputError
 from corpusbench.io import read_json
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 COUNT_KEYS = ("form", "tag", "pos", "lemma", "morph")
 FILES = ("counts.parquet", "forms.parquet", "contexts.parquet", "manifest.json")
@@ -76,6 +77,8 @@ class CorpusStats:
     def _table(self, name: str) -> pd.DataFrame:
         """One table of the folder; a damaged file is one ``InputError`` naming it."""
         try:
+            import pandas as pd
+
             return pd.read_parquet(self.path / name)
         except Exception as e:  # pyarrow raises ArrowInvalid, OSError... for damaged files
             raise InputError(

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from corpusbench.families.cac import cli, compare, lm_eval, params, release, score
 from corpusbench.families.cac.lm_eval import NOTE
 from corpusbench.family import (
     DemoLine,
@@ -44,26 +45,26 @@ FAMILY = Family(
     name="cac",
     title="CAC",
     rank=30,
-    cli="corpusbench.families.cac.cli:register",
-    release="corpusbench.families.cac.release:build_configs",
+    cli=cli.register,
+    release=release.build_configs,
     params=ParamsSchema(  # generated from CacParams (families/cac/params.py)
-        types=("corpusbench.families.cac.params:CacSpec",), needs_corpus=True
+        types=(params.CacSpec,), needs_corpus=True
     ),
     # scored site by site, not as pairs: its own ``score`` hook
     eval=EvalKind(
         task="cac",
-        score="corpusbench.families.cac.score:score_release",
-        refuses="corpusbench.families.cac.score:refuses",
-        folder="corpusbench.families.cac.score:folder_eval",
-        markdown="corpusbench.families.cac.score:cac_markdown",
-        columns="corpusbench.families.cac.compare:cac_columns",
-        settings="corpusbench.families.cac.compare:cac_settings",
-        figures=("corpusbench.families.cac.compare:plot_cac",),
-        run_options="corpusbench.families.cac.params:CacRunOptions",
+        score=score.score_release,
+        refuses=score.refuses,
+        folder=score.folder_eval,
+        markdown=score.cac_markdown,
+        columns=compare.cac_columns,
+        settings=compare.cac_settings,
+        figures=(compare.plot_cac,),
+        run_options=params.CacRunOptions,
         help=EvalHelp(
             score="determiner choice", limit="sites per dyad and role, contexts cut to 1024 tokens", boot=True
         ),
-        rows="corpusbench.families.cac.score:cac_rows",
+        rows=score.cac_rows,
     ),
     # one row per determiner site (corpusbench.families.cac.table); context_new is a list column
     tasks={
@@ -76,7 +77,7 @@ FAMILY = Family(
                 "text": "utterance",
                 "choice": "choice",
             },
-            lm_eval="corpusbench.families.cac.lm_eval:files",
+            lm_eval=lm_eval.files,
             lm_eval_note=NOTE,
         )
     },

@@ -16,10 +16,12 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from corpusbench.families.fitclams.records import Candidate
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 _GENDERS = ("Masc", "Fem", "Neut")
 # article (lowercased) -> gender votes, for nouns in the singular (German: article may precede adjectives).

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from corpusbench.families.fitclams import cli, lexicon, params, release, review, score, select
 from corpusbench.family import (
     DemoLine,
     DemoNext,
@@ -37,30 +38,30 @@ FAMILY = Family(
     name="fitclams",
     title="FIT-CLAMS",
     rank=20,
-    cli="corpusbench.families.fitclams.cli:register",
-    release="corpusbench.families.fitclams.release:build_configs",
+    cli=cli.register,
+    release=release.build_configs,
     params=ParamsSchema(
-        types=("corpusbench.families.fitclams.params:FitClamsSpecParams",),  # generated from FitClamsParams
+        types=(params.FitClamsSpecParams,),  # generated from FitClamsParams
         nested={
-            "selection": Nested(target="corpusbench.families.fitclams.select:SelectionConfig"),
-            "overrides": Nested(target="corpusbench.families.fitclams.lexicon:Overrides", typed=False),
+            "selection": Nested(target=select.SelectionConfig),
+            "overrides": Nested(target=lexicon.Overrides, typed=False),
         },
         corpus_keys=("corpora",),
     ),
     eval=EvalKind(
         role="paradigm",
-        benchmark="corpusbench.families.fitclams.score:fitclams_benchmark",
+        benchmark=score.fitclams_benchmark,
         options=("train_corpus",),
-        markdown="corpusbench.families.fitclams.score:fitclams_markdown",
-        console="corpusbench.families.fitclams.score:fitclams_console",
-        columns="corpusbench.families.fitclams.score:fitclams_columns",
-        covers="corpusbench.families.fitclams.score:fitclams_covers",
-        run_figures=("corpusbench.families.fitclams.score:plot_fitclams_run_bins",),
+        markdown=score.fitclams_markdown,
+        console=score.fitclams_console,
+        columns=score.fitclams_columns,
+        covers=score.fitclams_covers,
+        run_figures=(score.plot_fitclams_run_bins,),
         figures=(
-            "corpusbench.families.fitclams.score:plot_fitclams_bins",
-            "corpusbench.families.fitclams.score:plot_delta",
+            score.plot_fitclams_bins,
+            score.plot_delta,
         ),
-        run_options="corpusbench.families.fitclams.params:FitClamsRunOptions",
+        run_options=params.FitClamsRunOptions,
         help=EvalHelp(score="mean over paradigms, per frequency bin, ΔP OLS", region="verb"),
         averaged=("score",),
     ),
@@ -76,12 +77,12 @@ FAMILY = Family(
     output=OutputFolder(
         label="FIT-CLAMS output",
         recognises=_is_fitclams,
-        configs="corpusbench.families.fitclams.release:output_configs",
+        configs=release.output_configs,
     ),
     review=ReviewKind(  # a subtask per paradigm, a cell per noun bin
         claim="The verb in the other number does not agree with its subject.",
-        subtask="corpusbench.families.fitclams.review:subtask",
-        bin="corpusbench.families.fitclams.review:bin_label",
+        subtask=review.subtask,
+        bin=review.bin_label,
     ),
     demo_steps=(
         DemoStep(title="FIT-CLAMS", path="out/demo/fitclams", order=30),

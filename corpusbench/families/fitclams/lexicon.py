@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from corpusbench.corpus.store import CorpusStats
 from corpusbench.errors import InputError
@@ -49,6 +49,9 @@ from corpusbench.families.fitclams.select import (
     object_schedule,
     select_per_bin,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 # Long-VP fillers when the corpus gives none for a verb: English by the WordNet class (lexicographer
 # file) of the verb's first sense, else the language's default, an adverbial that fits any activity.

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from corpusbench.families.frames import cli, records, release
 from corpusbench.family import DemoLine, DemoStep, Family, ParamsSchema, ScoredBy, number
 
 
@@ -47,11 +48,11 @@ FAMILY = Family(
     name="frames",
     title="frames",
     rank=40,
-    cli="corpusbench.families.frames.cli:register",
-    eval_cli="corpusbench.families.frames.cli:register_eval",
-    release="corpusbench.families.frames.release:build_configs",
+    cli=cli.register,
+    eval_cli=cli.register_eval,
+    release=release.build_configs,
     params=ParamsSchema(
-        types=("corpusbench.families.frames.records:FramesSpec",),  # generated from FramesParams
+        types=(records.FramesSpec,),  # generated from FramesParams
         needs_corpus=True,
         corpus_keys=("train",),
     ),

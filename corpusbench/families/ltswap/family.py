@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from corpusbench.families.ltswap import bins, cli, params, release, review, score, validity
 from corpusbench.family import (
     DemoLine,
     DemoStep,
@@ -34,10 +35,10 @@ FAMILY = Family(
     name="ltswap",
     title="LT-Swap",
     rank=10,
-    cli="corpusbench.families.ltswap.cli:register",
-    release="corpusbench.families.ltswap.release:build_configs",
+    cli=cli.register,
+    release=release.build_configs,
     params=ParamsSchema(  # generated from LtswapFamilyParams (families/ltswap/params.py)
-        types=("corpusbench.families.ltswap.params:LtswapSpec",),
+        types=(params.LtswapSpec,),
         needs_corpus=True,
         needs_llm=True,
         from_spec=("lang", "seed"),
@@ -52,14 +53,14 @@ FAMILY = Family(
     ),
     eval=EvalKind(
         role="ltswap_rule",
-        benchmark="corpusbench.families.ltswap.score:ltswap_benchmark",
-        markdown="corpusbench.families.ltswap.score:ltswap_markdown",
-        console="corpusbench.families.ltswap.score:ltswap_console",
-        columns="corpusbench.families.ltswap.score:ltswap_columns",
-        covers="corpusbench.families.ltswap.score:ltswap_covers",
-        notes="corpusbench.families.ltswap.score:ltswap_notes",
-        run_figures=("corpusbench.families.ltswap.score:plot_ltswap_bins",),
-        figures=("corpusbench.families.ltswap.score:plot_ltswap",),
+        benchmark=score.ltswap_benchmark,
+        markdown=score.ltswap_markdown,
+        console=score.ltswap_console,
+        columns=score.ltswap_columns,
+        covers=score.ltswap_covers,
+        notes=score.ltswap_notes,
+        run_figures=(score.plot_ltswap_bins,),
+        figures=(score.plot_ltswap,),
         help=EvalHelp(score="score = mean of bin × subtask accuracies"),
         averaged=("score", "bin", "subtask"),
     ),
@@ -70,28 +71,28 @@ FAMILY = Family(
         "quadruplet": "LT-Swap quadruplet id (two pairs per quadruplet)",
     },
     demo=(DemoLine(file="manifest.json", recognises=_is_ltswap, line=_demo_line),),
-    labels="corpusbench.families.ltswap.validity:read_labels",
+    labels=validity.read_labels,
     output=OutputFolder(
         label="LT-Swap run",
         recognises=_is_ltswap,
-        configs="corpusbench.families.ltswap.release:output_configs",
+        configs=release.output_configs,
     ),
     review=ReviewKind(
-        titles={"wordswap": "WordSwap", "inflswap": "InflectionSwap", "agrswap": "AgreementSwap"},
+        titles=release.TITLES,
         claims={
             "wordswap": "Swapping in the other rare word makes the sentence's meaning wrong.",
             "inflswap": "The other inflection of the rare word makes the sentence ungrammatical.",
             "agrswap": "The noun in the other number disagrees with its verb, pronoun or determiner "
             "(the sentences stop right after the word that agrees).",
         },
-        subtask="corpusbench.families.ltswap.review:subtask",
-        bin="corpusbench.families.ltswap.review:bin_label",
+        subtask=review.subtask,
+        bin=review.bin_label,
         judged=True,  # a release holds the quadruplets the LLM judge kept
         recognises=_is_ltswap,
-        run="corpusbench.families.ltswap.review:run_items",
+        run=review.run_items,
         run_label="an LT-Swap run",
-        rejected="corpusbench.families.ltswap.review:rejected_items",
+        rejected=review.rejected_items,
     ),
     demo_steps=(DemoStep(title="LT-Swap", path="out/demo/ltswap", order=120),),
-    stats_view="corpusbench.families.ltswap.bins:bins_table",
+    stats_view=bins.bins_table,
 )

@@ -20,17 +20,18 @@ from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from corpusbench.errors import ConfigError, InputError
 from corpusbench.families.ltswap.bins import LTSWAP_N_BINS, ltswap_bin_label
+from corpusbench.families.ltswap.cellview import TITLES
 from corpusbench.io import read_json
 from corpusbench.publish.plugins import GeneratorContext, ReleaseConfig, parse_params
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 NAMES = {"wordswap": "wordswap", "inflswap": "inflectionswap", "agrswap": "agreementswap"}
-TITLES = {"wordswap": "WordSwap", "inflswap": "InflectionSwap", "agrswap": "AgreementSwap"}
 WHAT = {
     "wordswap": "two rare words of one frequency bin and part of speech, each in its own generated sentence; "
     "the bad sentence has the other word swapped in (a semantic test)",
@@ -318,6 +319,8 @@ def pair_rows(quads: pd.DataFrame, prefix: bool) -> pd.DataFrame:
                 "cluster": wg if q["subtask"] == "wordswap" else q["w1"],
             }
             rows.append(row)
+    import pandas as pd
+
     return pd.DataFrame(rows)
 
 
@@ -340,6 +343,8 @@ def _judge(meta: dict[str, Any]) -> dict[str, Any]:
 
 
 def _configs(ctx: GeneratorContext, own: Any, run_dir: Path, meta: dict[str, Any]) -> list[ReleaseConfig]:
+    import pandas as pd
+
     params = meta["parameters"]
     frames = {s: pd.read_parquet(run_dir / f"{s}.parquet") for s in params["subtasks"]}
     empty = [s for s, df in frames.items() if df.empty]

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from corpusbench.families.minimal_pairs import release
 from corpusbench.family import Family, ParamsSchema
 
 FAMILY = Family(
     name="minimal-pairs",
     title="minimal pairs",
     rank=50,
-    release="corpusbench.families.minimal_pairs.release:build_configs",
-    params=ParamsSchema(types=("corpusbench.families.minimal_pairs.release:MinimalPairsParams",)),
+    release=release.build_configs,
+    params=ParamsSchema(types=(release.MinimalPairsParams,)),
 )
