@@ -18,7 +18,7 @@ import typer
 from rich.table import Table
 
 from corpusbench.console import make_console
-from corpusbench.family import Family, families, load
+from corpusbench.family import families, load
 
 console = make_console()
 
@@ -36,14 +36,12 @@ def _and(items: list[str]) -> str:
     return " and ".join([", ".join(items[:-1]), items[-1]]) if len(items) > 1 else "".join(items)
 
 
-def _evaluated() -> list[Family]:
-    return [f for f in families.with_eval() if f.eval is not None]
-
-
 def eval_help() -> str:
     """The ``eval`` group's help: what ``eval run`` scores, family by family, and the families' own
     ``eval`` commands (``Family.scored_by``)."""
-    scored = [f"{f.title} ({f.eval.help.score})" if f.eval.help.score else f.title for f in _evaluated()]
+    scored = [
+        f"{f.title} ({f.eval.help.score})" if f.eval.help.score else f.title for f in families.with_eval()
+    ]
     own = "".join(
         f"`{f.scored_by.command}` scores {f.scored_by.what}; "
         for f in families.all()
@@ -68,13 +66,13 @@ def _dataset_help() -> str:
 
 
 def _scoring_help() -> str:
-    regions = ", ".join(f"{f.title} {f.eval.help.region}" for f in _evaluated() if f.eval.help.region)
+    regions = ", ".join(f"{f.title} {f.eval.help.region}" for f in families.with_eval() if f.eval.help.region)
     where = f" ({regions})" if regions else ""
     return f"auto: the critical region where the data gives one{where} | full: sentences."
 
 
 def _limit_help() -> str:
-    own = "".join(f"; {f.title}: {f.eval.help.limit}" for f in _evaluated() if f.eval.help.limit)
+    own = "".join(f"; {f.title}: {f.eval.help.limit}" for f in families.with_eval() if f.eval.help.limit)
     return (
         "At most this many pairs per config: a seeded sample stratified over group × bin (see "
         f"--limit-mode){own}. For quick runs."
@@ -82,7 +80,7 @@ def _limit_help() -> str:
 
 
 def _boot_help() -> str:
-    figures = _and([f"{f.title} figure" for f in _evaluated() if f.eval.help.boot]) or "figures"
+    figures = _and([f"{f.title} figure" for f in families.with_eval() if f.eval.help.boot]) or "figures"
     return f"Bootstrap resamples of the {figures} (tables: Wilson/MOVER)."
 
 
@@ -250,7 +248,7 @@ def run_cmd(
         table.add_column("ties (not wins)")
         for cfg, acc_ in report.per_config.items():
             table.add_row(cfg, "n/a" if acc_ is None else f"{acc_:.4f}", report.per_config_ties.get(cfg, ""))
-        for family in _evaluated():  # the configs a family scores itself (``EvalKind.rows``)
+        for family in families.with_eval():  # the configs a family scores itself (``EvalKind.rows``)
             if family.eval.rows is not None and (block := report.benchmarks.get(family.name)):
                 for cfg, score in load(family.eval.rows)(block).items():
                     table.add_row(cfg, "n/a" if score is None else f"{score:.4f}")
