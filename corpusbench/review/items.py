@@ -47,10 +47,11 @@ class Item:
     @property
     def claim(self) -> str:
         """The subtask's claim (any family's ``claims``), else the item family's claim, else generic."""
-        for review in _reviews().values():
+        reviews = _reviews()
+        for review in reviews.values():
             if self.subtask in review.claims:
                 return review.claims[self.subtask]
-        own = _reviews().get(self.family)
+        own = reviews.get(self.family)
         return (own.claim if own else "") or GENERIC_CLAIM
 
     @property
