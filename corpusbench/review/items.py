@@ -155,12 +155,6 @@ def rejected_items(folder: Path, configs: Sequence[str] | None) -> list[Item]:
     ]
 
 
-def release_fingerprints(path: Path, manifest: dict[str, Any]) -> set[str]:
-    """The fingerprints of a release's pairs, from its ``manifest`` (a build not yet finished has none
-    in ``provenance.json``)."""
-    return {i.fingerprint for i in release_items(path, manifest)}
-
-
 def release_items(path: Path, manifest: dict[str, Any]) -> list[Item]:
     """A release's pairs (every minimal-pair config but the ``-prefix`` repeats), from its ``manifest``."""
     return _release_items(path, None, manifest)[1]
