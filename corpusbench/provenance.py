@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from corpusbench import __version__
+from corpusbench.errors import InputError
+from corpusbench.io import atomic_write
 
 
 def stable_json(obj: Any) -> str:
@@ -70,11 +72,9 @@ def file_sha256_cached(path: str | Path) -> str:
     digest = file_sha256(path)
     if path.stat().st_mtime_ns == st.st_mtime_ns:  # not changed while being read
         try:
-            entry.parent.mkdir(parents=True, exist_ok=True)
-            tmp = entry.with_name(f"{entry.name}.{os.getpid()}.tmp")
-            tmp.write_text(digest + "\n", encoding="ascii")
-            os.replace(tmp, entry)
-        except OSError:
+            with atomic_write(entry, encoding="ascii") as fh:
+                fh.write(digest + "\n")
+        except (OSError, InputError):  # InputError: a file where a folder should be
             pass
     return digest
 
