@@ -19,6 +19,7 @@ import numpy as np
 from corpusbench.eval.metrics import cells_interval
 from corpusbench.eval.results import in_benchmark
 from corpusbench.family import families, load
+from corpusbench.intervals import error_bars
 
 MIN_N = 10  # fewer pairs than this: drawn hollow (the interval says how little it shows)
 MARKERS = "osD^vP*X"
@@ -87,9 +88,7 @@ def draw_lines(ax: Any, shown: Sequence[tuple[str, Series]]) -> dict[int, int]:
     for i, (label, pts) in enumerate(shown):
         xs = sorted(pts)
         ys = np.array([pts[x][0] for x in xs])
-        lo = np.array([pts[x][1][0] for x in xs])
-        hi = np.array([pts[x][1][1] for x in xs])
-        err = np.vstack([np.nan_to_num(ys - lo), np.nan_to_num(hi - ys)]).clip(min=0)
+        err = error_bars(ys, [pts[x][1][0] for x in xs], [pts[x][1][1] for x in xs])
         dx = np.array(xs, dtype=float) + _dodge(i, len(shown))
         marker = MARKERS[i % len(MARKERS)]
         bars = ax.errorbar(dx, ys, yerr=err, marker=marker, ms=4, capsize=2, lw=1.2, label=label, zorder=2)
@@ -157,7 +156,7 @@ def plot_groups(results: dict[str, Any], out: Path) -> str | None:
         ys,
         color=["white" if s else "#4C72B0" for s in small],
         edgecolor="#4C72B0",
-        yerr=np.vstack([ys - [p[1][0] for p in pts], [p[1][1] for p in pts] - ys]).clip(min=0),
+        yerr=error_bars(ys, [p[1][0] for p in pts], [p[1][1] for p in pts]),
         capsize=2,
     )
     half = np.array([p[3] if p[3] is not None else p[0] for p in pts])

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from corpusbench.errors import InputError
-from corpusbench.intervals import wilson
+from corpusbench.intervals import error_bars, wilson
 from corpusbench.io import read_json
 from corpusbench.provenance import file_sha256, fingerprint
 from corpusbench.review.items import JUDGE_KEPT, JUDGE_REJECTED, title, titles
@@ -262,10 +262,9 @@ def figure(rep: dict[str, Any], path: Path) -> Path:
     ax.set_xlim(-0.5, len(subs) - 0.5)
     xs = range(len(subs))
     shares = [rep["subtasks"][s]["share"] for s in subs]
-    err = [
-        [max(0.0, rep["subtasks"][s]["share"] - rep["subtasks"][s]["low"]) for s in subs],
-        [max(0.0, rep["subtasks"][s]["high"] - rep["subtasks"][s]["share"]) for s in subs],
-    ]
+    err = error_bars(
+        shares, [rep["subtasks"][s]["low"] for s in subs], [rep["subtasks"][s]["high"] for s in subs]
+    )
     ax.errorbar(
         [x - 0.1 for x in xs], shares, yerr=err, fmt="o", color="#2f5fb3", capsize=3, label="kept items"
     )
@@ -280,7 +279,7 @@ def figure(rep: dict[str, Any], path: Path) -> Path:
         ax.errorbar(
             [v[0] for v in vals],
             [v[1] for v in vals],
-            yerr=[[max(0.0, v[1] - v[2]) for v in vals], [max(0.0, v[3] - v[1]) for v in vals]],
+            yerr=error_bars([v[1] for v in vals], [v[2] for v in vals], [v[3] for v in vals]),
             fmt="s",
             color="#b3261e",
             capsize=3,

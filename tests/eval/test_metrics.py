@@ -125,3 +125,13 @@ def test_config_metrics_groups_and_bins():
         (m["by_group"]["g1"]["accuracy"] + m["by_group"]["g2"]["accuracy"]) / 2
     )
     assert "delta_ols" not in m and "ltswap" not in m  # benchmark numbers live in eval.benchmarks
+
+
+def test_error_bars_are_never_negative_and_zero_without_a_limit() -> None:
+    """What every figure passes to matplotlib's ``yerr``: down/up distances, NaN -> 0, rounding clipped."""
+    from corpusbench.intervals import error_bars, wilson
+
+    lo, hi = wilson(0, 7)
+    err = error_bars([0.0, 0.5, 0.4], [lo, 0.25, float("nan")], [hi, 0.9, 0.6])
+    assert err.shape == (2, 3) and (err >= 0).all()
+    assert err[0].tolist() == [0.0, 0.25, 0.0] and err[1].tolist() == pytest.approx([hi, 0.4, 0.2])

@@ -12,6 +12,7 @@ import numpy as np
 from corpusbench.eval.plots import legend_below, pyplot, save_png
 from corpusbench.eval.runs import Run
 from corpusbench.family import Metric
+from corpusbench.intervals import error_bars
 
 
 def cac_columns(cac: Mapping[str, Any]) -> list[Metric]:
@@ -73,9 +74,7 @@ def plot_cac(runs: Sequence[Run], out: Path, *, n_boot: int = 2000, seed: int = 
                 _mean_ci([r.get(key) for r in rows if str(r["role"]) == role], n_boot, seed) for role in roles
             ]
             ys = np.array([m for m, _ in stats])
-            err = np.vstack(
-                [np.nan_to_num(ys - [c[0] for _, c in stats]), np.nan_to_num([c[1] for _, c in stats] - ys)]
-            )
+            err = error_bars(ys, [c[0] for _, c in stats], [c[1] for _, c in stats])
             xs = np.arange(len(roles)) + (i - (len(series) - 1) / 2) * width
             color = "black" if label == "humans" else None
             ax.bar(
