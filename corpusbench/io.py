@@ -24,6 +24,13 @@ from corpusbench.errors import CorpusbenchError, InputError
 YAML_MAX_NODES = 100_000
 
 
+def cache_dir(name: str) -> Path:
+    """corpusbench's cache folder ``name`` (not created): under ``$CORPUSBENCH_CACHE``, else
+    ``$XDG_CACHE_HOME/corpusbench`` (``~/.cache/corpusbench``)."""
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(os.environ.get("CORPUSBENCH_CACHE", str(Path(base) / "corpusbench"))) / name
+
+
 def _umask() -> int:
     mask = os.umask(0)
     os.umask(mask)

@@ -12,7 +12,7 @@ from typing import Any
 
 from corpusbench import __version__
 from corpusbench.errors import InputError
-from corpusbench.io import atomic_write
+from corpusbench.io import atomic_write, cache_dir
 
 
 def stable_json(obj: Any) -> str:
@@ -43,12 +43,12 @@ HASH_CACHE_MIN_BYTES = 16 << 20
 
 def hash_cache_dir() -> Path | None:
     """Where :func:`file_sha256_cached` remembers digests: ``$CORPUSBENCH_HASH_CACHE`` (``0``/``off``:
-    nowhere), else ``$XDG_CACHE_HOME/corpusbench/sha256`` (``~/.cache/...``)."""
+    nowhere), else corpusbench's cache folder ``sha256`` (:func:`corpusbench.io.cache_dir`:
+    ``$XDG_CACHE_HOME/corpusbench/sha256``)."""
     env = os.environ.get("CORPUSBENCH_HASH_CACHE")
     if env is not None:
         return None if env.lower() in ("", "0", "off", "no", "false") else Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "corpusbench" / "sha256"
+    return cache_dir("sha256")
 
 
 def file_sha256_cached(path: str | Path) -> str:

@@ -87,3 +87,16 @@ def test_a_garbled_entry_is_recomputed(cache: Path, tmp_path: Path) -> None:
     entry = next(p for p in cache.rglob("*") if p.is_file())
     entry.write_text("not a digest")
     assert file_sha256_cached(f) == want and entry.read_text().strip() == want
+
+
+def test_the_cache_lives_in_the_cache_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without ``$CORPUSBENCH_HASH_CACHE`` the digests go where corpusbench's other caches go (fasttag's)."""
+    from corpusbench.corpus.fasttag import _cache_dir
+
+    monkeypatch.delenv("CORPUSBENCH_HASH_CACHE", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.delenv("CORPUSBENCH_CACHE", raising=False)
+    assert provenance.hash_cache_dir() == tmp_path / "xdg" / "corpusbench" / "sha256"
+    monkeypatch.setenv("CORPUSBENCH_CACHE", str(tmp_path / "cb"))
+    assert provenance.hash_cache_dir() == tmp_path / "cb" / "sha256"
+    assert _cache_dir() == tmp_path / "cb" / "fasttag"

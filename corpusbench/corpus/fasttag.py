@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from corpusbench.errors import ConfigError
-from corpusbench.io import atomic_path
+from corpusbench.io import atomic_path, cache_dir
 
 START = ("-START-", "-START2-")
 END = ("-END-", "-END2-")
@@ -130,8 +130,7 @@ def _build_arrays(path: Path) -> dict[str, np.ndarray]:
 
 
 def _cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(os.environ.get("CORPUSBENCH_CACHE", str(Path(base) / "corpusbench"))) / "fasttag"
+    return cache_dir("fasttag")
 
 
 def _load_arrays(path: Path) -> dict[str, np.ndarray]:
