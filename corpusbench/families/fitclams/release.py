@@ -17,8 +17,6 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-import pyarrow.parquet as pq
-
 from corpusbench.errors import ConfigError, InputError
 from corpusbench.io import read_json
 from corpusbench.provenance import file_sha256
@@ -44,6 +42,8 @@ LIMITATIONS = (
 
 
 def build_configs(ctx: GeneratorContext) -> list[ReleaseConfig]:
+    import pyarrow.parquet as pq
+
     from corpusbench.families.fitclams.generator import FitClamsSpec, ensure_stats, generate
     from corpusbench.families.fitclams.lexicon import Overrides
     from corpusbench.families.fitclams.params import FitClamsSpecParams

@@ -12,8 +12,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pyarrow.parquet as pq
-
 from corpusbench.errors import ConfigError
 from corpusbench.io import read_json, write_json
 from corpusbench.provenance import file_sha256
@@ -52,6 +50,8 @@ def _train_stats(ctx: GeneratorContext, train: ResolvedCorpus) -> Path:
 
 
 def build_configs(ctx: GeneratorContext) -> list[ReleaseConfig]:
+    import pyarrow.parquet as pq
+
     from corpusbench.corpus.readers import CorpusSpec
     from corpusbench.families.frames.extract import generate_frames
     from corpusbench.families.frames.records import FramesParams, FramesSpec

@@ -12,8 +12,10 @@ from corpusbench.provenance import fingerprint
 
 Subtask = Literal["wordswap", "inflswap", "agrswap"]
 SUBTASKS: tuple[Subtask, ...] = ("wordswap", "inflswap", "agrswap")
-# the release's config spellings (families/ltswap/release.py NAMES) name the same subtasks
-SUBTASK_ALIASES = {"inflectionswap": "inflswap", "agreementswap": "agrswap"}
+# each subtask as a release's config names spell it (``ltswap-inflectionswap``)
+RELEASE_NAMES = {"wordswap": "wordswap", "inflswap": "inflectionswap", "agrswap": "agreementswap"}
+# those spellings name the same subtasks
+SUBTASK_ALIASES = {name: sub for sub, name in RELEASE_NAMES.items() if name != sub}
 # Fine categories a candidate word can have (PTB tags; VBP is folded into VB and VBN into VBD, see lexicon).
 NOUN_TAGS = ("NN", "NNS")
 VERB_TAGS = ("VB", "VBD", "VBG", "VBZ")

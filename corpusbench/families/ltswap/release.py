@@ -25,13 +25,13 @@ from typing import TYPE_CHECKING, Any
 from corpusbench.errors import ConfigError, InputError
 from corpusbench.families.ltswap.bins import LTSWAP_N_BINS, ltswap_bin_label
 from corpusbench.families.ltswap.cellview import TITLES
+from corpusbench.families.ltswap.records import RELEASE_NAMES as NAMES
 from corpusbench.io import read_json
 from corpusbench.publish.plugins import GeneratorContext, ReleaseConfig, parse_params
 
 if TYPE_CHECKING:
     import pandas as pd
 
-NAMES = {"wordswap": "wordswap", "inflswap": "inflectionswap", "agrswap": "agreementswap"}
 WHAT = {
     "wordswap": "two rare words of one frequency bin and part of speech, each in its own generated sentence; "
     "the bad sentence has the other word swapped in (a semantic test)",

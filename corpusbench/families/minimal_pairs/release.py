@@ -15,14 +15,15 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import pyarrow as pa
+from typing import TYPE_CHECKING, Any
 
 from corpusbench.errors import ConfigError, InputError
 from corpusbench.io import read_jsonl
 from corpusbench.provenance import file_sha256
 from corpusbench.publish.plugins import GeneratorContext, ReleaseConfig, parse_params
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 FORMATS = {".jsonl": "jsonl", ".json": "jsonl", ".csv": "csv", ".tsv": "tsv", ".txt": "alternating"}
 BLIMP_CITATION = """@article{warstadt2020blimp,
@@ -159,6 +160,8 @@ def _config(
 
 def _table(name: str, rows: list[dict[str, Any]], params: MinimalPairsParams) -> pa.Table:
     """sentence_good, sentence_bad, UID, pair_id first, then the source's other columns as strings."""
+    import pyarrow as pa
+
     extra = [
         c
         for c in rows[0]
