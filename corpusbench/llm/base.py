@@ -1,7 +1,8 @@
 """The backend interface shared by every LLM backend, and the ``choose`` logic built on it.
 
 A backend implements two primitives: ``generate`` (free generation) and ``answer_top_tokens``
-(the top log-probs of the first answer token, one forward step). ``choose`` is built from them
+(the top log-probs of the first answer token, one forward step), and may implement ``score`` (a text's
+log-probability, for filters that read a language model's preference). ``choose`` is built from them
 here once, so every backend reads choices the same way and records which path decided.
 """
 
@@ -20,6 +21,8 @@ from corpusbench.llm.records import (
     GenRequest,
     GenResult,
     SamplingParams,
+    ScoreRequest,
+    ScoreResult,
     Status,
     as_failure,
 )
@@ -74,6 +77,17 @@ class Backend(abc.ABC):
         self, reqs: Sequence[ChoiceRequest], k: int, on_item: OnResult[TopTokens] | None = None
     ) -> list[TopTokens]:
         """Top-``k`` tokens and log-probs of the first answer token of each request."""
+
+    def score(
+        self, reqs: Sequence[ScoreRequest], on_result: OnResult[ScoreResult] | None = None
+    ) -> list[ScoreResult]:
+        """Each text's log-probability after its prefix (prompt log-probs); not every backend has them."""
+        from corpusbench.errors import ConfigError
+
+        raise ConfigError(
+            f"the {self.name} LLM backend cannot score sentences (prompt log-probabilities); use the "
+            "vllm-server, vllm or transformers backend"
+        )
 
     def describe(self) -> dict[str, Any]:
         """Provenance: backend, model and backend settings."""

@@ -30,11 +30,14 @@ from corpusbench.llm.records import (
     GenRequest,
     GenResult,
     RunReport,
+    ScoreRequest,
+    ScoreResult,
     as_failure,
     choice_result_from_dict,
     gen_result_from_dict,
     malformed,
     result_to_dict,
+    score_result_from_dict,
 )
 from corpusbench.provenance import fingerprint
 
@@ -53,7 +56,7 @@ CREATE TABLE IF NOT EXISTS results (
 );
 """
 Progress = Callable[[int, int], None]  # (done, total)
-Req = TypeVar("Req", GenRequest, ChoiceRequest)
+Req = TypeVar("Req", GenRequest, ChoiceRequest, ScoreRequest)
 
 
 def gen_key(model: str, req: GenRequest) -> str:
@@ -75,6 +78,10 @@ def choice_key(model: str, req: ChoiceRequest) -> str:
         req.prompt,
         TOP_K,
     )
+
+
+def score_key(model: str, req: ScoreRequest) -> str:
+    return fingerprint("score.v1", model, req.prefix, req.text)
 
 
 def _served(row: tuple[str, dict[str, Any]] | None, req_id: str, from_dict: Callable[..., Any]) -> Any:
@@ -167,7 +174,7 @@ class TooManyFailures(BackendError):
 
 
 class CachedLLM:
-    """``generate``/``choose`` through a backend with the persistent cache; keeps a ``RunReport``.
+    """``generate``/``choose``/``score`` through a backend with the persistent cache; keeps a ``RunReport``.
 
     ``budget``: stop with ``TooManyFailures`` once more calls have failed than it allows (counted
     over all calls through this object; None: never stop, failures are only counted)."""
@@ -234,6 +241,11 @@ class CachedLLM:
                 )
         keys = [choice_key(self.model, r) for r in reqs]
         return self._run("choose", reqs, keys, self.backend.choose, choice_result_from_dict, progress)
+
+    def score(self, reqs: Sequence[ScoreRequest], progress: Progress | None = None) -> list[ScoreResult]:
+        """Each text's log-probability after its prefix (``Backend.score``), cached like the rest."""
+        keys: list[str | None] = [score_key(self.model, r) for r in reqs]
+        return self._run("score", reqs, keys, self.backend.score, score_result_from_dict, progress)
 
     def _run(
         self,

@@ -27,7 +27,14 @@ import httpx
 from corpusbench.errors import BackendError, ConfigError
 from corpusbench.llm.api import DEFAULT_RETRIES, DEFAULT_TIMEOUT
 from corpusbench.llm.base import Backend, OnResult, TopTokens, chat_messages, sample_seed
-from corpusbench.llm.records import ChoiceRequest, GenRequest, GenResult, as_failure
+from corpusbench.llm.records import (
+    ChoiceRequest,
+    GenRequest,
+    GenResult,
+    ScoreRequest,
+    ScoreResult,
+    as_failure,
+)
 from corpusbench.llm.server import served_name
 
 log = logging.getLogger(__name__)
@@ -207,6 +214,57 @@ class OpenAIBackend(Backend):
 
         return self._run_all(reqs, body, parse, on_item)
 
+    def score(
+        self, reqs: Sequence[ScoreRequest], on_result: OnResult[ScoreResult] | None = None
+    ) -> list[ScoreResult]:
+        """Each text's log-probability from the server's prompt log-probs (vLLM's ``prompt_logprobs``
+        on the completions endpoint; the one token it must generate is counted and ignored)."""
+        if not self.vllm_extensions:
+            raise ConfigError(
+                "sentence scores need a vLLM server (prompt_logprobs); a plain OpenAI API has none"
+            )
+
+        def body(req: ScoreRequest) -> dict[str, Any]:
+            return {
+                "model": self.model,
+                "prompt": req.prefix + req.text,
+                "max_tokens": 1,
+                "temperature": 0.0,
+                "prompt_logprobs": 0,
+            }
+
+        def parse(
+            req: ScoreRequest, data: dict[str, Any] | None, status: str, error: str | None
+        ) -> ScoreResult:
+            if data is None:
+                return ScoreResult(id=req.id, status=status, error=error)  # type: ignore[arg-type]
+            try:
+                entries = data["choices"][0]["prompt_logprobs"]
+                tokens = [next(iter(e.values())) for e in entries[1:]]  # the first token has none
+                pieces = [str(t["decoded_token"]) for t in tokens]
+                lps = [float(t["logprob"]) for t in tokens]
+                usage = data.get("usage") or {}
+            except (KeyError, IndexError, TypeError, ValueError, AttributeError, StopIteration):
+                return ScoreResult(
+                    id=req.id, status="error", error=f"no prompt_logprobs in response: {str(data)[:200]}"
+                )
+            logprob = text_logprob(req.prefix, req.prefix + req.text, pieces, lps)
+            if logprob is None:
+                return ScoreResult(
+                    id=req.id, status="error", error="prompt log-probs do not spell the prompt"
+                )
+            return as_failure(
+                ScoreResult(
+                    id=req.id,
+                    status="ok",
+                    logprob=logprob,
+                    tokens_in=int(usage.get("prompt_tokens", 0)),
+                    tokens_out=int(usage.get("completion_tokens", 0)),
+                )
+            )
+
+        return self._run_all(reqs, body, parse, on_result, path="completions")
+
     # -- transport ----------------------------------------------------------------------------
     def _run_all(
         self,
@@ -214,6 +272,7 @@ class OpenAIBackend(Backend):
         body: Callable[[Any], dict[str, Any]],
         parse: Callable[..., Any],
         on_result: OnResult[Any] | None,
+        path: str = "chat/completions",
     ) -> list[Any]:
         out: list[Any] = [None] * len(reqs)
 
@@ -224,7 +283,7 @@ class OpenAIBackend(Backend):
             if on_result:
                 on_result(i, res)
 
-        _run_coro(self._pool(reqs, body, parse, deliver))
+        _run_coro(self._pool(reqs, body, parse, deliver, path))
         return out
 
     async def _pool(
@@ -233,6 +292,7 @@ class OpenAIBackend(Backend):
         body: Callable[[Any], dict[str, Any]],
         parse: Callable[..., Any],
         deliver: Callable[[int, Any], None],
+        path: str,
     ) -> None:
         queue = iter(range(len(reqs)))
         stop: list[str | Exception] = []  # the server went away, or on_result raised: send no more
@@ -244,7 +304,7 @@ class OpenAIBackend(Backend):
                     if stop:
                         return
                     try:
-                        data, status, error = await self._post(client, body(reqs[i]))
+                        data, status, error = await self._post(client, body(reqs[i]), path)
                     except ServerDown as e:
                         stop.append(str(e))
                         return
@@ -263,9 +323,11 @@ class OpenAIBackend(Backend):
                 f"{self.max_retries} retries; results so far are saved — {self.restart_hint}"
             )
 
-    async def _post(self, client: httpx.AsyncClient, payload: dict[str, Any]) -> tuple[Any, str, str | None]:
+    async def _post(
+        self, client: httpx.AsyncClient, payload: dict[str, Any], path: str = "chat/completions"
+    ) -> tuple[Any, str, str | None]:
         """POST with retries. Returns (json, "ok", None) or (None, "error"|"too_long", message)."""
-        url = f"{self.base_url}/chat/completions"
+        url = f"{self.base_url}/{path}"
         last = ""
         timeouts = 0
         for attempt in range(self.max_retries + 1):
@@ -301,6 +363,20 @@ class OpenAIBackend(Backend):
             if r.status_code != 429 and r.status_code < 500:
                 return None, "error", last  # a client error does not get better by retrying
         return None, "error", f"{last} (after {self.max_retries} retries)"
+
+
+def text_logprob(prefix: str, prompt: str, pieces: Sequence[str], logprobs: Sequence[float]) -> float | None:
+    """The summed log-probs of the tokens that end past ``prefix``, given every prompt token but the first
+    (its text and log-prob); None when the pieces do not spell the end of ``prompt``."""
+    end = len(prompt) - len("".join(pieces))  # where the first (unscored) token ends
+    if end < 0 or prompt[end:] != "".join(pieces):
+        return None
+    total = 0.0
+    for piece, lp in zip(pieces, logprobs, strict=True):
+        end += len(piece)
+        if end > len(prefix):
+            total += lp
+    return total
 
 
 def _error_message(r: httpx.Response) -> str:

@@ -115,7 +115,33 @@ class ChoiceResult:
         return self.status == "ok"
 
 
-R = TypeVar("R", GenResult, ChoiceResult)
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ScoreRequest:
+    """The log-probability the model gives ``text`` as the continuation of ``prefix``: raw text, no chat
+    template (a language model's sentence score). ``prefix`` gives the first word a context, since not
+    every tokenizer starts with a beginning-of-text token."""
+
+    id: str
+    text: str
+    prefix: str = "\n"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ScoreResult:
+    id: str
+    status: Status
+    logprob: float | None = None  # sum over the text's tokens
+    tokens_in: int = 0
+    tokens_out: int = 0  # a server that must generate one token to answer (vLLM) counts it
+    error: str | None = None
+    cached: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+
+R = TypeVar("R", GenResult, ChoiceResult, ScoreResult)
 
 
 @dataclass(slots=True, kw_only=True)
@@ -139,7 +165,7 @@ class RunReport:
     #: (``as_dict`` shows it as requests_used / tokens_out_used)
     used: dict[str, int] = field(default_factory=dict, repr=False)
 
-    def add(self, result: GenResult | ChoiceResult, key: str | None = None) -> None:
+    def add(self, result: GenResult | ChoiceResult | ScoreResult, key: str | None = None) -> None:
         """Count ``result``; ``key`` (its cache key) makes requests that share one answer count once."""
         if result.cached:
             self.cache_hits += 1
@@ -224,7 +250,7 @@ class FailureBudget:
         return f"{self.share * 100:g}%" if self.share is not None else str(self.count)
 
 
-def malformed(result: GenResult | ChoiceResult) -> str | None:
+def malformed(result: GenResult | ChoiceResult | ScoreResult) -> str | None:
     """Why a result that claims an answer (``ok``/``reject``) is not a well-formed one, else None.
 
     An answer needs text (a generation, or the text a choice was parsed from) and a log-prob
@@ -232,6 +258,10 @@ def malformed(result: GenResult | ChoiceResult) -> str | None:
     """
     if result.status not in ("ok", "reject"):
         return None
+    if isinstance(result, ScoreResult):
+        lp = result.logprob
+        ok = lp is not None and math.isfinite(lp) and lp <= 1e-4
+        return None if ok else f"a sentence score that is not a log-probability: {lp}"
     if isinstance(result, GenResult):
         return None if result.text.strip() else "empty answer"
     if result.path == "generation" or result.status == "reject":
@@ -253,7 +283,7 @@ def as_failure(result: R) -> R:
     return replace(result, status="error", error=f"malformed answer: {why}", **fields)
 
 
-def result_to_dict(result: GenResult | ChoiceResult) -> dict[str, Any]:
+def result_to_dict(result: GenResult | ChoiceResult | ScoreResult) -> dict[str, Any]:
     d = asdict(result)
     d.pop("cached")
     d.pop("id")
@@ -268,3 +298,7 @@ def choice_result_from_dict(req_id: str, d: dict[str, Any], *, cached: bool) -> 
     d = dict(d)
     d["logprobs"] = tuple(d.get("logprobs") or ())
     return ChoiceResult(id=req_id, cached=cached, **d)
+
+
+def score_result_from_dict(req_id: str, d: dict[str, Any], *, cached: bool) -> ScoreResult:
+    return ScoreResult(id=req_id, cached=cached, **d)

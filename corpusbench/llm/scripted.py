@@ -8,13 +8,13 @@ An unscripted prompt gets ``default``: by default a reply that names no option (
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
 from corpusbench.errors import BackendError
 from corpusbench.llm.base import Backend, OnResult, TopTokens
-from corpusbench.llm.records import ChoiceRequest, GenRequest, GenResult
+from corpusbench.llm.records import ChoiceRequest, GenRequest, GenResult, ScoreRequest, ScoreResult
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,11 +48,13 @@ class ScriptedBackend(Backend):
         top: Mapping[str, Sequence[tuple[str, float]]] | None = None,
         model: str = "scripted",
         default: str = NO_ANSWER,
+        scores: Callable[[str], float | Entry] | None = None,
     ):
         self.model = model
         self.replies = {k: list(v) if isinstance(v, list) else v for k, v in (replies or {}).items()}
         self.top = dict(top or {})
         self.default = default
+        self.scores = scores  # text -> its log-probability (or Fail/TooLong/Crash); None: cannot score
         self.calls: list[tuple[str, str]] = []  # (operation, prompt) of every call, for assertions
 
     def _next(self, prompt: str) -> Entry:
@@ -107,4 +109,27 @@ class ScriptedBackend(Backend):
             out.append(item)
             if on_item:
                 on_item(i, item)
+        return out
+
+    def score(
+        self, reqs: Sequence[ScoreRequest], on_result: OnResult[ScoreResult] | None = None
+    ) -> list[ScoreResult]:
+        if self.scores is None:
+            return super().score(reqs, on_result)
+        out = []
+        for i, req in enumerate(reqs):
+            self.calls.append(("score", req.text))
+            entry = self.scores(req.text)
+            n_in = len(req.text.split())
+            if isinstance(entry, Crash):
+                raise BackendError(entry.message)
+            if isinstance(entry, Fail):
+                res = ScoreResult(id=req.id, status="error", error=entry.message, tokens_in=n_in)
+            elif isinstance(entry, TooLong):
+                res = ScoreResult(id=req.id, status="too_long", error="prompt longer than the context")
+            else:
+                res = ScoreResult(id=req.id, status="ok", logprob=float(entry), tokens_in=n_in)  # type: ignore[arg-type]
+            out.append(res)
+            if on_result:
+                on_result(i, res)
         return out
