@@ -2,7 +2,10 @@
 
 A real vLLM server cannot be made to answer 500, hang or send broken JSON on demand. ``FakeOpenAI``
 answers every ``POST /chat/completions`` according to ``mode`` (the whole server) or ``script``
-(per prompt: a list of modes used one per request, the last one repeating):
+(per prompt: a list of modes used one per request, the last one repeating). ``POST /completions``
+(a raw prompt, for sentence scores) answers ``ok`` with vLLM's ``prompt_logprobs``: one token per word
+(with the blanks before it), each -1.0; ``no_logprobs`` leaves them out, ``nan`` makes them NaN, the
+error modes are the same:
 
 - ``ok``: a completion whose text echoes the prompt, with top log-probs for yes/no and A/B;
 - ``500``, ``503``: that HTTP status with an OpenAI error body;
@@ -28,6 +31,7 @@ without ``Authorization: Bearer <api_key>`` gets HTTP 401. Use it as a context m
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from collections import Counter
@@ -66,6 +70,19 @@ def completion(content: str, top: list[tuple[str, float]] | None = TOP) -> dict[
         tops = [{"token": t, "logprob": lp} for t, lp in top]
         choice["logprobs"] = {"content": [{"token": top[0][0], "logprob": top[0][1], "top_logprobs": tops}]}
     return {"choices": [choice], "usage": {"prompt_tokens": 7, "completion_tokens": 2}}
+
+
+def prompt_completion(prompt: str, logprob: float | None = -1.0) -> dict[str, Any]:
+    """A completion of a raw prompt with vLLM's ``prompt_logprobs`` (None: without them): one token per
+    word, the first without a log-prob, as vLLM sends it."""
+    choice: dict[str, Any] = {"text": " echo", "finish_reason": "length"}
+    pieces = re.findall(r"\s*\S+|\s+", prompt)
+    if logprob is not None:
+        entries = [
+            {str(100 + i): {"logprob": logprob, "rank": 1, "decoded_token": p}} for i, p in enumerate(pieces)
+        ]
+        choice["prompt_logprobs"] = [None, *entries[1:]]
+    return {"choices": [choice], "usage": {"prompt_tokens": len(pieces), "completion_tokens": 1}}
 
 
 class _QuietServer(ThreadingHTTPServer):
@@ -170,9 +187,13 @@ def _handler(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
             if self._refused():
                 return
             fake.bodies.append(body)
-            prompt = body["messages"][-1]["content"]
-            if body["messages"][-1]["role"] == "assistant":  # an answer prefix: the question is before it
-                prompt = body["messages"][-2]["content"]
+            raw = not self.path.endswith("/chat/completions")  # /completions: a raw prompt
+            if raw:
+                prompt = body["prompt"]
+            else:
+                prompt = body["messages"][-1]["content"]
+                if body["messages"][-1]["role"] == "assistant":  # an answer prefix: the question is before it
+                    prompt = body["messages"][-2]["content"]
             mode = fake._mode_for(prompt)
             if mode == "slow":
                 time.sleep(fake.delay)
@@ -192,6 +213,9 @@ def _handler(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                 return self._send(code, {"error": {"message": message}})
             if mode == "garbage":
                 return self._send(200, b"{not json")
+            if raw:
+                lp = {"no_logprobs": None, "nan": float("nan")}.get(mode, -1.0)
+                return self._send(200, prompt_completion(prompt, lp))
             if mode == "no_choices":
                 return self._send(200, {"choices": []})
             if mode == "empty":  # no option among the top tokens, and an empty generation

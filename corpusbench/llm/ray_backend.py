@@ -24,7 +24,7 @@ from typing import Any, ClassVar
 
 from corpusbench.errors import BackendError, ConfigError, CorpusbenchError
 from corpusbench.llm.base import Backend, OnResult, TopTokens
-from corpusbench.llm.records import ChoiceRequest, GenRequest, GenResult
+from corpusbench.llm.records import ChoiceRequest, GenRequest, GenResult, ScoreRequest, ScoreResult
 
 log = logging.getLogger(__name__)
 IN_FLIGHT = 2  # batches per endpoint
@@ -41,6 +41,8 @@ class _Endpoint:
     def run(self, op: str, reqs: list[Any], k: int) -> list[Any]:
         if op == "generate":
             return self.backend.generate(reqs)
+        if op == "score":
+            return self.backend.score(reqs)
         return self.backend.answer_top_tokens(reqs, k)
 
 
@@ -106,6 +108,11 @@ class RayBackend(Backend):
         self, reqs: Sequence[ChoiceRequest], k: int, on_item: OnResult[TopTokens] | None = None
     ) -> list[TopTokens]:
         return self._dispatch("top", reqs, k, on_item)
+
+    def score(
+        self, reqs: Sequence[ScoreRequest], on_result: OnResult[ScoreResult] | None = None
+    ) -> list[ScoreResult]:
+        return self._dispatch("score", reqs, 0, on_result)
 
     def _dispatch(self, op: str, reqs: Sequence[Any], k: int, on_result: OnResult[Any] | None) -> list[Any]:
         import ray

@@ -1,7 +1,8 @@
 """Backend for a local Hugging Face causal LM (CPU or GPU), for small runs without vLLM.
 
 Greedy requests are batched (left padding); sampled requests run one by one with their own seed
-so that each sample is reproducible on its own. ``answer_top_tokens`` is one forward pass.
+so that each sample is reproducible on its own. ``answer_top_tokens`` is one forward pass; ``score``
+one forward pass per batch of raw texts (right padding: every row starts at position 0).
 A model folder's own code (``auto_map`` in its config) runs only with ``trust_remote_code=True``
 (``--trust-remote-code``); otherwise such a folder is refused in one line and transformers never asks.
 """
@@ -16,7 +17,7 @@ from typing import Any, ClassVar
 from corpusbench.errors import BackendError, ConfigError
 from corpusbench.llm.base import Backend, OnResult, TopTokens, chat_messages, sample_seed
 from corpusbench.llm.hardware import default_dtype, numerics
-from corpusbench.llm.records import ChoiceRequest, GenRequest, GenResult
+from corpusbench.llm.records import ChoiceRequest, GenRequest, GenResult, ScoreRequest, ScoreResult
 from corpusbench.llm.server import check_model, served_name
 
 log = logging.getLogger(__name__)
@@ -230,6 +231,57 @@ class TransformersBackend(Backend):
             for (i, seq), v_row, i_row in zip(chunk, vals.tolist(), idx.tolist(), strict=True):
                 top = tuple((self.tok.decode([t]), lp) for t, lp in zip(i_row, v_row, strict=True))
                 deliver(i, TopTokens(status="ok", top=top, tokens_in=len(seq)))
+        return out  # type: ignore[return-value]
+
+    def score(
+        self, reqs: Sequence[ScoreRequest], on_result: OnResult[ScoreResult] | None = None
+    ) -> list[ScoreResult]:
+        """Each text's log-probability after its prefix: the summed log-probs of the prompt's tokens that
+        end past the prefix (from the tokenizer's offsets), the first token excepted (it has none)."""
+        torch = self._torch
+        if not self.tok.is_fast:
+            raise ConfigError(f"model {self.model!r} has no fast tokenizer (offsets): it cannot score texts")
+        out: list[ScoreResult | None] = [None] * len(reqs)
+
+        def deliver(i: int, res: ScoreResult) -> None:
+            out[i] = res
+            if on_result:
+                on_result(i, res)
+
+        ready = []
+        for i, req in enumerate(reqs):
+            enc = self.tok(req.prefix + req.text, return_offsets_mapping=True)
+            ids, ends = list(enc["input_ids"]), [e for _, e in enc["offset_mapping"]]
+            if len(ids) > self.max_len:
+                msg = f"prompt has {len(ids)} tokens; the context is {self.max_len}"
+                deliver(i, ScoreResult(id=req.id, status="too_long", tokens_in=len(ids), error=msg))
+                continue
+            first = next((j for j in range(1, len(ids)) if ends[j] > len(req.prefix)), len(ids))
+            if first >= len(ids):  # no token of the text has a log-prob (an empty text)
+                deliver(i, ScoreResult(id=req.id, status="ok", logprob=0.0, tokens_in=len(ids)))
+            else:
+                ready.append((i, ids, first))
+        ready.sort(key=lambda x: len(x[1]))
+        pad = self.tok.pad_token_id
+        for start in range(0, len(ready), self.batch_size):
+            chunk = ready[start : start + self.batch_size]
+            width = max(len(s) for _, s, _ in chunk)
+            batch = torch.tensor([s + [pad] * (width - len(s)) for _, s, _ in chunk], device=self.device)
+            mask = torch.tensor(
+                [[1] * len(s) + [0] * (width - len(s)) for _, s, _ in chunk], device=self.device
+            )
+            try:
+                with torch.inference_mode():
+                    logits = self.lm(input_ids=batch, attention_mask=mask).logits
+            except RuntimeError as e:
+                raise BackendError(f"transformers forward pass failed on {self.device}: {e}") from None
+            for row, (i, seq, first) in enumerate(chunk):
+                lps = torch.log_softmax(logits[row, first - 1 : len(seq) - 1].float(), dim=-1)
+                picked = lps.gather(-1, batch[row, first : len(seq)].unsqueeze(-1))
+                res = ScoreResult(
+                    id=reqs[i].id, status="ok", logprob=float(picked.double().sum()), tokens_in=len(seq)
+                )
+                deliver(i, res)
         return out  # type: ignore[return-value]
 
     def close(self) -> None:

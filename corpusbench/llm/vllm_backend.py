@@ -21,7 +21,14 @@ from typing import Any, ClassVar
 from corpusbench.errors import BackendError, ConfigError
 from corpusbench.llm.base import Backend, OnResult, TopTokens, chat_messages, sample_seed
 from corpusbench.llm.hardware import default_dtype, vllm_block_size, vllm_cpu_env
-from corpusbench.llm.records import ChoiceRequest, GenRequest, GenResult
+from corpusbench.llm.records import (
+    ChoiceRequest,
+    GenRequest,
+    GenResult,
+    ScoreRequest,
+    ScoreResult,
+    as_failure,
+)
 from corpusbench.llm.server import check_model, served_name, vllm_python
 from corpusbench.procs import GuardedProcess
 
@@ -193,6 +200,20 @@ class VLLMBackend(Backend):
                 on_item(i, out[i])
 
         self._chunks("top", items, {"k": k}, deliver)
+        return out  # type: ignore[return-value]
+
+    def score(
+        self, reqs: Sequence[ScoreRequest], on_result: OnResult[ScoreResult] | None = None
+    ) -> list[ScoreResult]:
+        """Each text's log-probability after its prefix (the engine's prompt log-probs on the raw text)."""
+        out: list[ScoreResult | None] = [None] * len(reqs)
+
+        def deliver(i: int, res: dict[str, Any]) -> None:
+            out[i] = as_failure(ScoreResult(id=reqs[i].id, **res))
+            if on_result:
+                on_result(i, out[i])
+
+        self._chunks("score", [{"prefix": r.prefix, "text": r.text} for r in reqs], {}, deliver)
         return out  # type: ignore[return-value]
 
     def close(self) -> None:

@@ -8,6 +8,7 @@ else the engine prints goes to stderr. Requests:
   {"op": "init", "model": ..., "dtype": ..., "max_model_len": ..., "enforce_eager": ..., "engine": {...}}
   {"op": "generate", "items": [{"messages": [...], "max_tokens", "temperature", "top_p", "seed", "stop"}]}
   {"op": "top", "k": 20, "items": [{"messages": [...]}]}
+  {"op": "score", "items": [{"prefix": ..., "text": ...}]}  (raw text, no chat template)
   {"op": "shutdown"}
 """
 
@@ -108,6 +109,40 @@ class Engine:
             results[i] = {"status": "ok", "top": top, "tokens_in": len(prompt["prompt_token_ids"])}
         return [results[i] for i in range(len(items))]
 
+    def score(self, items):
+        """Each text's summed prompt log-probs: the tokens of prefix + text that end past the prefix
+        (the tokenizer's offsets), the first token excepted (it has none)."""
+        from vllm import SamplingParams
+        from vllm.inputs import TokensPrompt
+
+        prompts, index, results = [], [], {}
+        for i, it in enumerate(items):
+            enc = self.tok(it["prefix"] + it["text"], return_offsets_mapping=True)
+            ids = list(enc["input_ids"])
+            if not ids:  # nothing to score (and nothing the engine would take)
+                results[i] = {"status": "ok", "logprob": 0.0}
+                continue
+            if len(ids) >= self.max_len:  # room for the one token vLLM must generate
+                error = f"prompt has {len(ids)} tokens; the context is {self.max_len}"
+                results[i] = {"status": "too_long", "tokens_in": len(ids), "error": error}
+                continue
+            ends = [e for _, e in enc["offset_mapping"]]
+            first = next((j for j in range(1, len(ids)) if ends[j] > len(it["prefix"])), len(ids))
+            prompts.append(TokensPrompt(prompt_token_ids=ids))
+            index.append((i, first))
+        params = SamplingParams(max_tokens=1, temperature=0.0, prompt_logprobs=0)
+        outs = self.llm.generate(prompts, params, use_tqdm=False) if prompts else []
+        for (i, first), prompt, out in zip(index, prompts, outs, strict=True):
+            ids = prompt["prompt_token_ids"]
+            lps = out.prompt_logprobs
+            results[i] = {
+                "status": "ok",
+                "logprob": sum((float(lps[j][ids[j]].logprob) for j in range(first, len(ids))), 0.0),
+                "tokens_in": len(ids),
+                "tokens_out": len(out.outputs[0].token_ids),
+            }
+        return [results[i] for i in range(len(items))]
+
 
 def main():
     proto = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
@@ -129,6 +164,8 @@ def main():
                 reply = {"ok": True, "results": engine.generate(req["items"])}
             elif op == "top":
                 reply = {"ok": True, "results": engine.top(req["items"], int(req.get("k", 20)))}
+            elif op == "score":
+                reply = {"ok": True, "results": engine.score(req["items"])}
             elif op == "shutdown":
                 proto.write(json.dumps({"ok": True}) + "\n")
                 break
