@@ -32,14 +32,17 @@ $(JUDGE_MODEL_DIR)/config.json: $(STAMP) corpusbench/assets/judge_model.py corpu
 # confirmation (the lexicon pairs come from lemminflect; the judge answered "yes" to 129 of 129 such
 # questions), --rewrites 1 (an InflectionSwap form whose sentence failed while its partner's passed is
 # written once more); noun pairs only when the corpus writes their plural, sentences with a finite verb
-# (round three). Measured (2026-11-28, round three, the shared vLLM CPU server, not cold): 955 LLM requests,
+# (round three); WordSwap filtered by the `lm` rule (#37 round four: the judge model's log P(good) -
+# log P(swapped) > 7 nats in both pairs, a cell's drafts judged best-first by it; 1,241 requests, 7,987
+# generated tokens, WordSwap pairs valid 63% vs 55% for the pointwise judge, one blind labeller on both runs'
+# items, docs/ltswap.md "The lm rule"). Measured (2026-11-28, round three, the shared vLLM CPU server, not cold): 955 LLM requests,
 # 7,583 generated tokens, kept 30 / 33 / 33 (3 in each of the 32 cells); sentences passing the checks 80% /
 # 76% / 99%; pairs valid (the card's labels) 55% / 85% / 100% (docs/ltswap.md). Round two: 947 requests,
 # 7,208 tokens; the 2026-11-27 openings: 806, 5,399; before #37 (2026-11-26, cold, 2 AVX2 cores): 7.9 min,
 # 698 requests, 3,679 tokens.
 LTSWAP_DEMO_ARGS ?= --per-cell 3 --agreement-cells bin --max-per-bin wordswap=12,inflswap=8,agrswap=3 \
 	--pairs-per-word 2 --rules SVSHORT,SVLONG,DET --agreement-samples 1 --no-confirm-inflections \
-	--writer-prompt v5 --force-form wordswap,inflswap,agrswap --rewrites 1
+	--writer-prompt v5 --force-form wordswap,inflswap,agrswap --rewrites 1 --wordswap-rule lm --wordswap-threshold 7
 
 DEMO_TARGETS += vllm-venv judge-model
 DEMO_STEPS += $(PY) -m corpusbench ltswap build $(DATA)/default --stats out/demo/stats --out out/demo/ltswap \

@@ -279,7 +279,13 @@ def as_failure(result: R) -> R:
     why = malformed(result)
     if why is None:
         return result
-    fields: dict[str, Any] = {"choice": None, "path": "none"} if isinstance(result, ChoiceResult) else {}
+    fields: dict[str, Any] = (
+        {"choice": None, "path": "none"}
+        if isinstance(result, ChoiceResult)
+        else {"logprob": None}
+        if isinstance(result, ScoreResult)
+        else {}
+    )
     return replace(result, status="error", error=f"malformed answer: {why}", **fields)
 
 

@@ -160,13 +160,16 @@ def figures_markdown(fig: dict[str, Any] | None, rule: str) -> str:
 
 
 SWEEP = (0.0, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0)
+LM_SWEEP = (0.0, 2.0, 4.0, 6.0, 7.0, 8.0, 10.0, 12.0)  # the lm rule's margins are sentence log-prob leads
 
 
-def threshold_sweep(labels: Sequence[bool], verdicts: Sequence[Judgement]) -> list[dict[str, Any]]:
-    """Accuracy, keep-precision and keep-recall of the margin rule at each threshold of ``SWEEP``
+def threshold_sweep(
+    labels: Sequence[bool], verdicts: Sequence[Judgement], sweep: Sequence[float] = SWEEP
+) -> list[dict[str, Any]]:
+    """Accuracy, keep-precision and keep-recall of the margin rule at each threshold of ``sweep``
     (items without margins count as dropped), to choose a rule's threshold on labelled data."""
     out = []
-    for t in SWEEP:
+    for t in sweep:
         keep = [v.margins is not None and min(v.margins) > t for v in verdicts]
         kept = [lab for lab, k in zip(labels, keep, strict=True) if k]
         out.append(

@@ -15,7 +15,7 @@ import typer
 from rich.table import Table
 
 from corpusbench.console import make_console
-from corpusbench.errors import option_names
+from corpusbench.errors import ConfigError, option_names
 from corpusbench.families.ltswap.params import LtswapFamilyParams, run_params
 from corpusbench.llm.api import DEFAULT_BACKEND, DEFAULT_RETRIES, DEFAULT_TIMEOUT
 from corpusbench.llm.options import (
@@ -370,7 +370,9 @@ def judge_check_cmd(
         None, "--items", help="Labelled items (default: the shipped calibration set)."
     ),
     filter_rules: list[str] = typer.Option(
-        None, "--filter-rule", help="Rule(s) to measure (repeatable; default: all three)."
+        None,
+        "--filter-rule",
+        help="Rule(s) to measure (repeatable; default: all, lm only where the backend scores sentences).",
     ),
     threshold: float | None = THRESHOLD,
     llm_backend: LLMBackend = DEFAULT_BACKEND,
@@ -391,6 +393,8 @@ def judge_check_cmd(
     """Measure a judge on labelled quadruplets: accuracy, first-option rate, keep-precision, keep-recall."""
     from corpusbench.families.ltswap.calibration import (
         CALIBRATION_SET,
+        LM_SWEEP,
+        SWEEP,
         balanced_subset,
         read_items,
         score,
@@ -411,12 +415,18 @@ def judge_check_cmd(
         llm = _judge_llm(stack, llm_backend, model, base_url, cache, log_dir, batch_size, options)
         report["llm"] = llm.describe()
         for rule in rules:
-            verdicts = judge_items(llm, [_no_rule(it) for it in parsed], rule)
+            try:
+                verdicts = judge_items(llm, [_no_rule(it) for it in parsed], rule)
+            except ConfigError as e:  # lm on a backend without sentence scores: skipped unless asked for
+                if filter_rules or not rule.scored:
+                    raise
+                console.print(f"rule {rule.name} skipped: {e}")
+                continue
             rows = score(parsed, labels, verdicts)
             report["rules"][rule.name] = {
                 **rule.describe(),
                 "scores": [r.as_dict() for r in rows],
-                "threshold_sweep": threshold_sweep(labels, verdicts),
+                "threshold_sweep": threshold_sweep(labels, verdicts, LM_SWEEP if rule.scored else SWEEP),
                 "items": [
                     {"id": it.id, "subtask": it.subtask, "label": lab, "keep": v.keep, "margins": v.margins}
                     for it, lab, v in zip(parsed, labels, verdicts, strict=True)

@@ -11,13 +11,14 @@ final, so the next run asks again (the reference kept the error row and rejected
 from __future__ import annotations
 
 import hashlib
+import math
 from collections import Counter, deque
 from collections.abc import Hashable, Sequence
 from typing import Any
 
 from corpusbench.families.ltswap.checks import detokenise, render
 from corpusbench.families.ltswap.generation import Draft
-from corpusbench.families.ltswap.judging import FilterRule, JudgeItem, Judgement, judge_items
+from corpusbench.families.ltswap.judging import FilterRule, JudgeItem, Judgement, judge_items, pair_scores
 from corpusbench.families.ltswap.records import Quadruplet, quadruplet_id
 
 NONCE_FALLBACKS = ("blick", "dax", "wug", "fep", "zorp", "tupa", "gazzer")
@@ -181,23 +182,35 @@ def draft_key(item: JudgeItem) -> str:
     return f"{item.id}:{item.s1_good}:{item.s2_good}"
 
 
-def judge_order(item: JudgeItem, first_round: int, seed: int) -> tuple[int, str]:
-    """A draft's place in its cell's judging queue: the round it was first drafted in, then a seeded
-    hash of its words and sentences (stable across rounds and reruns)."""
-    return first_round, hashlib.sha256(f"{seed}:{draft_key(item)}".encode()).hexdigest()
+def judge_order(item: JudgeItem, first_round: int, seed: int, score: float = 0.0) -> tuple[int, float, str]:
+    """A draft's place in its cell's judging queue: the round it was first drafted in, its ``best_first``
+    score (higher first; 0 for all where its rule has none), then a seeded hash of its words and sentences
+    (stable across rounds and reruns)."""
+    return first_round, -score, hashlib.sha256(f"{seed}:{draft_key(item)}".encode()).hexdigest()
+
+
+def best_first(llm: Any, items: Sequence[JudgeItem], rule: FilterRule, progress: Any = None) -> list[float]:
+    """Per item, the score its cell's queue is sorted by: under the ``lm`` rule (#37, WordSwap) the smaller
+    log P(good) - log P(swapped) of its two pairs, so a cell keeps its drafts that most clearly need the word
+    (every draft's 4 sentences are scored; the judge then reads them from the cache); 0 under other rules."""
+    scored = [n for n, it in enumerate(items) if rule.for_subtask(it.subtask).scored]
+    out = [0.0] * len(items)
+    for n, s in zip(scored, pair_scores(llm, [items[n] for n in scored], progress), strict=True):
+        out[n] = -math.inf if s is None else s
+    return out
 
 
 def spread_order(
-    cells: Sequence[Hashable], orders: Sequence[tuple[int, str]], keys: Sequence[Hashable]
-) -> list[tuple[int, int, str]]:
+    cells: Sequence[Hashable], orders: Sequence[tuple[Any, ...]], keys: Sequence[Hashable]
+) -> list[tuple[Any, ...]]:
     """Judging orders that spread each cell over its lemmas (#37): within a round, every key (a lemma;
     WordSwap: the part of speech) gets its first draft judged before any gets a second, so a cell of 3 is
-    not one noun pair measured three times. ``orders``: ``judge_order``'s (round, hash) per draft."""
+    not one noun pair measured three times. ``orders``: ``judge_order``'s (round, score, hash) per draft."""
     seen: Counter[tuple[Hashable, int, Hashable]] = Counter()
-    out: list[tuple[int, int, str]] = [(0, 0, "")] * len(orders)
+    out: list[tuple[Any, ...]] = [()] * len(orders)
     for n in sorted(range(len(orders)), key=lambda n: orders[n]):
-        rnd, h = orders[n]
-        out[n] = (rnd, seen[(cells[n], rnd, keys[n])], h)
+        rnd, *rest = orders[n]
+        out[n] = (rnd, seen[(cells[n], rnd, keys[n])], *rest)
         seen[(cells[n], rnd, keys[n])] += 1
     return out
 

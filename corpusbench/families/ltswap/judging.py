@@ -14,6 +14,10 @@ minimal pair, in log-prob units; > 0 means the judge prefers the good side):
   shows the corpus sentence of one word with that word replaced by a nonce word, then a generated
   sentence with the same nonce word (its own sentence: yes; the other word's: no). So a kept item is one
   the corpus sentence makes learnable, not only one whose swap is odd. Other subtasks: as ``pointwise``.
+- ``lm`` (#37): no prompt at all; the judge model read as a language model: per pair, log P(good) -
+  log P(swapped) of the two sentences (``Backend.score``; a vLLM server's prompt log-probs). Keep if both
+  exceed the threshold. On the labelled WordSwap items it separates valid from invalid pairs better than
+  the pointwise margin (docs/ltswap.md); the build also judges a cell's drafts best-first by it.
 
 WordSwap's pairwise prompts play the nonce-word game (§2.2): the corpus sentence of each word,
 with the word replaced by a nonce word, then both generated sentences with their targets replaced.
@@ -32,12 +36,13 @@ from corpusbench.errors import ConfigError, InputError
 from corpusbench.families.ltswap import prompting
 from corpusbench.families.ltswap.checks import match_case, nonce_form
 from corpusbench.families.ltswap.records import AGREEMENT_RULES, SUBTASK_ALIASES
-from corpusbench.llm.records import ChoiceRequest, ChoiceResult
+from corpusbench.llm.records import ChoiceRequest, ChoiceResult, ScoreRequest, ScoreResult
 
-RULES = ("strict", "debiased", "pointwise", "nonce")
+RULES = ("strict", "debiased", "pointwise", "nonce", "lm")
 DEFAULT_RULE = "pointwise"  # chosen on the calibration set (docs/ltswap.md, `ltswap judge-check`)
-DEFAULT_THRESHOLDS = {"strict": 0.0, "debiased": 0.0, "pointwise": 0.1, "nonce": 0.1}  # judge-check sweep
-USES_CORPUS_SENTENCE = {"strict": True, "debiased": True, "pointwise": False, "nonce": True}  # WordSwap
+# judge-check sweep; lm: the labelled WordSwap items (docs/ltswap.md, "The lm rule")
+DEFAULT_THRESHOLDS = {"strict": 0.0, "debiased": 0.0, "pointwise": 0.1, "nonce": 0.1, "lm": 8.0}
+USES_CORPUS_SENTENCE = {"strict": True, "debiased": True, "pointwise": False, "nonce": True, "lm": False}
 EXPECTED = ("A", "B", "A", "B")  # pairwise prompts: (good, bad), (bad, good) for pair 1, then pair 2
 LP_FLOOR = -20.0  # log-prob of an option absent from the top tokens
 GEN_MARGIN = 5.0  # |margin| of an answer read from generated text (no log-probs)
@@ -135,15 +140,23 @@ class FilterRule:
     # a threshold of its own for some subtasks ((subtask, threshold), ..): #37 measured WordSwap's pairs
     # valid 57% at 0.1 and 78% at 0.5 on the labelled kept items (docs/ltswap.md)
     by_subtask: tuple[tuple[str, float], ...] = ()
+    # a rule of its own for some subtasks ((subtask, rule name), ..; #37: WordSwap by ``lm``)
+    rule_by_subtask: tuple[tuple[str, str], ...] = ()
 
     def for_subtask(self, subtask: str) -> FilterRule:
-        """The rule an item of ``subtask`` is judged by: its own threshold where ``by_subtask`` has one."""
+        """The rule an item of ``subtask`` is judged by: its own rule and threshold where it has them."""
+        name = dict(self.rule_by_subtask).get(subtask, self.name)
         own = dict(self.by_subtask).get(subtask)
-        return self if own is None else FilterRule(self.name, own)
+        if name == self.name and own is None:
+            return self
+        return FilterRule(name, own if own is not None else (None if name != self.name else self.threshold))
 
     def __post_init__(self) -> None:
         if self.name not in RULES:
             raise ConfigError(f"unknown filter rule {self.name!r}; choose from {', '.join(RULES)}")
+        for _, name in self.rule_by_subtask:
+            if name not in RULES:
+                raise ConfigError(f"unknown filter rule {name!r}; choose from {', '.join(RULES)}")
         if self.threshold is None:
             object.__setattr__(self, "threshold", DEFAULT_THRESHOLDS[self.name])
 
@@ -153,7 +166,14 @@ class FilterRule:
         return self.name in ("pointwise", "nonce")
 
     @property
+    def scored(self) -> bool:
+        """Sentence log-probs instead of prompts (``lm``)."""
+        return self.name == "lm"
+
+    @property
     def templates(self) -> tuple[str, ...]:
+        if self.scored:
+            return ()
         if self.name == "nonce":
             return (prompting.JUDGE_YES_NO_NONCE, prompting.JUDGE_YES_NO_GRAMMATICAL)
         if self.name == "pointwise":
@@ -165,13 +185,46 @@ class FilterRule:
         return {
             "rule": self.name,
             "threshold": self.threshold,
-            **({"thresholds_by_subtask": dict(self.by_subtask)} if self.by_subtask else {}),
-            "prompts": {t: prompting.template_hash(t) for t in self.templates},
-            "wordswap_corpus_sentence": USES_CORPUS_SENTENCE[self.name],
+            **({"thresholds_by_subtask": own} if (own := self._own_thresholds()) else {}),
+            **({"rules_by_subtask": dict(self.rule_by_subtask)} if self.rule_by_subtask else {}),
+            "prompts": {
+                t: prompting.template_hash(t)
+                for name in dict.fromkeys((self.name, *(n for _, n in self.rule_by_subtask)))
+                for t in FilterRule(name).templates
+            },
+            "wordswap_corpus_sentence": USES_CORPUS_SENTENCE[self.for_subtask("wordswap").name],
         }
 
+    def _own_thresholds(self) -> dict[str, float]:
+        """The subtasks judged at a threshold of their own (their own, or their own rule's default)."""
+        subs = [
+            *dict(self.by_subtask),
+            *(s for s, _ in self.rule_by_subtask if s not in dict(self.by_subtask)),
+        ]
+        return {s: float(self.for_subtask(s).threshold or 0.0) for s in subs}
+
+    def score_requests(self, item: JudgeItem) -> list[ScoreRequest]:
+        """The ``lm`` rule's 4 sentences of ``item``: S1, S1*, S2, S2* (each pair good first)."""
+        sents = (item.s1_good, item.s1_bad, item.s2_good, item.s2_bad)
+        return [ScoreRequest(id=f"judge:lm:{item.id}:{k}", text=s) for k, s in enumerate(sents)]
+
+    def judge_scores(self, results: Sequence[ScoreResult]) -> Judgement:
+        """The ``lm`` verdict on the scores of ``score_requests`` (all 4, or the first pair's 2)."""
+        base = {"rule": self.name, "threshold": float(self.threshold or 0.0)}
+        if len(results) not in (2, 4) or not all(r.ok and r.logprob is not None for r in results):
+            why = "filter_llm_error" if any(r.status == "error" for r in results) else "filter_no_answer"
+            return Judgement(keep=False, reason=why, margins=None, first_option=None, **base)
+        lp = [float(r.logprob) for r in results]  # type: ignore[arg-type]
+        margins = tuple(round(lp[k] - lp[k + 1], 2) for k in range(0, len(lp), 2))  # 0.01 nat: stable
+        ok = min(margins) > base["threshold"]
+        return Judgement(
+            keep=ok, reason="" if ok else "filter_below_threshold", margins=margins, first_option=None, **base
+        )
+
     def requests(self, item: JudgeItem, nonce: str = "blick") -> list[ChoiceRequest]:
-        """The 4 prompts of ``item`` under this rule."""
+        """The 4 prompts of ``item`` under this rule (none under ``lm``: it scores sentences)."""
+        if self.scored:
+            return []
         lang = prompting.LANGUAGE_NAMES.get(item.lang, item.lang)
         tag = f"judge:{self.name if self.pointwise else 'pairwise'}:{item.id}"
         if self.name == "nonce" and item.subtask == "wordswap":
@@ -313,6 +366,27 @@ def judge_items(
         else rule.for_subtask(it.subtask)
         for it in items
     ]
+    out: list[Judgement | None] = [None] * len(items)
+    for pick, judge in ((True, score_items), (False, _ask_items)):  # lm's sentence scores, then prompts
+        idx = [n for n, fr in enumerate(rules) if fr.scored is pick]
+        if idx:
+            verdicts = judge(
+                llm, [items[n] for n in idx], [rules[n] for n in idx], nonce, progress, early_reject
+            )
+            for n, v in zip(idx, verdicts, strict=True):
+                out[n] = v
+    return out  # type: ignore[return-value]
+
+
+def _ask_items(
+    llm: Any,
+    items: Sequence[JudgeItem],
+    rules: Sequence[FilterRule],
+    nonce: str,
+    progress: Any,
+    early_reject: bool,
+) -> list[Judgement]:
+    """The prompted rules' verdicts (``judge_items``)."""
     reqs = [fr.requests(it, nonce) for it, fr in zip(items, rules, strict=True)]
     if not early_reject:
         flat = [r for four in reqs for r in four]
@@ -325,4 +399,39 @@ def judge_items(
     second = llm.choose([r for n in rest for r in reqs[n][2:]], progress) if rest else []
     for k, n in enumerate(rest):
         out[n] = rules[n].judge([*answers[2 * n : 2 * n + 2], *second[2 * k : 2 * k + 2]])
+    return out
+
+
+def score_items(
+    llm: Any,
+    items: Sequence[JudgeItem],
+    rules: Sequence[FilterRule],
+    nonce: str = "",
+    progress: Any = None,
+    early_reject: bool = False,
+) -> list[Judgement]:
+    """The ``lm`` rule's verdicts: the first pair's two sentences scored, then (``early_reject``) the second
+    pair's only where the first passed. Sentences repeat across drafts; the LLM cache scores each once."""
+    reqs = [fr.score_requests(it) for it, fr in zip(items, rules, strict=True)]
+    if not early_reject:
+        flat = llm.score([r for four in reqs for r in four], progress) if reqs else []
+        return [fr.judge_scores(flat[4 * n : 4 * n + 4]) for n, fr in enumerate(rules)]
+    first = llm.score([r for four in reqs for r in four[:2]], progress) if reqs else []
+    out = [fr.judge_scores(first[2 * n : 2 * n + 2]) for n, fr in enumerate(rules)]
+    rest = [n for n, v in enumerate(out) if v.keep]
+    second = llm.score([r for n in rest for r in reqs[n][2:]], progress) if rest else []
+    for k, n in enumerate(rest):
+        out[n] = rules[n].judge_scores([*first[2 * n : 2 * n + 2], *second[2 * k : 2 * k + 2]])
+    return out
+
+
+def pair_scores(llm: Any, items: Sequence[JudgeItem], progress: Any = None) -> list[float | None]:
+    """Each item's smaller log P(good) - log P(swapped) over its two pairs (None: a sentence unscored):
+    the ``lm`` rule's margin, for judging a cell's drafts best-first."""
+    reqs = [FilterRule("lm").score_requests(it) for it in items]
+    flat = llm.score([r for four in reqs for r in four], progress) if reqs else []
+    out: list[float | None] = []
+    for n in range(len(items)):
+        v = FilterRule("lm").judge_scores(flat[4 * n : 4 * n + 4])
+        out.append(None if v.margins is None else min(v.margins))
     return out

@@ -185,6 +185,13 @@ class LtswapFamilyParams:
         "pairs are valid 57% at 0.1, 78% at 0.5, but 0.5 keeps 4 of 25 judged drafts (docs/ltswap.md).",
         doc_default="`filter_threshold`",
     )
+    wordswap_rule: str | None = param(
+        None,
+        help="WordSwap's own filter rule (default: --filter-rule). lm: the judge model's log P(good) - "
+        "log P(swapped) per pair, no prompt; its cells are judged best-first by it (docs/ltswap.md).",
+        cli_type=str | None,
+        doc_default="`filter_rule`",
+    )
     batch_size: int = param(8, help="transformers backend: prompts per batch.")
     # the release's own keys; those with an ``option`` are the command's own run arguments (--stats) and
     # shared --llm-* options (corpusbench.llm.options), not generated from these fields
@@ -231,8 +238,8 @@ class LtswapFamilyParams:
 RUN_FIELDS = (
     "lang", "seed", "max_per_bin", "subtasks", "rules", "pairs_per_word", "agreement_samples",
     "agreement_temperature", "max_tokens", "writer_prompt", "check_pos", "confirm_inflections", "nonce",
-    "llm_filter", "filter_rule", "filter_threshold", "wordswap_threshold", "per_cell", "agreement_cells",
-    "force_form", "frames", "rewrites",
+    "llm_filter", "filter_rule", "filter_threshold", "wordswap_threshold", "wordswap_rule", "per_cell",
+    "agreement_cells", "force_form", "frames", "rewrites",
 )  # fmt: skip
 
 

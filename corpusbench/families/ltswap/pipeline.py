@@ -39,6 +39,7 @@ from corpusbench.families.ltswap.candidates import (
 from corpusbench.families.ltswap.filtering import (
     JUDGE_DROPS,
     assemble,
+    best_first,
     draft_item,
     draft_key,
     judge_order,
@@ -120,6 +121,7 @@ class LtswapParams:
     # WordSwap's own threshold (None: filter_threshold). #37: on the labelled kept WordSwap items, pairs
     # valid 57% at 0.1 and 78% at 0.5 (pointwise; docs/ltswap.md); WordSwap swaps that stay sensible
     wordswap_threshold: float | None = None
+    wordswap_rule: str | None = None  # WordSwap's own rule (None: filter_rule); #37: lm, judged best-first
     # fill every (subtask, bin[, SHORT/LONG]) cell with this many kept quadruplets, in rounds (cells.py);
     # max_per_bin is then the draw ceiling per sampling group. None: one round of max_per_bin draws
     per_cell: int | None = None
@@ -136,9 +138,11 @@ class LtswapParams:
     rewrites: int = 0
 
     def rule(self) -> FilterRule:
-        """The judge's rule: ``filter_rule`` at ``filter_threshold``, WordSwap at ``wordswap_threshold``."""
+        """The judge's rule: ``filter_rule`` at ``filter_threshold``; WordSwap by ``wordswap_rule`` at
+        ``wordswap_threshold`` where they are set."""
         own = () if self.wordswap_threshold is None else (("wordswap", float(self.wordswap_threshold)),)
-        return FilterRule(self.filter_rule, self.filter_threshold, own)
+        by_rule = () if self.wordswap_rule is None else (("wordswap", self.wordswap_rule),)
+        return FilterRule(self.filter_rule, self.filter_threshold, own, by_rule)
 
     def __post_init__(self) -> None:
         # the release's spellings (inflectionswap, agreementswap) name the same subtasks
@@ -680,7 +684,12 @@ def _attempt(
             cells,
             spread_order(  # many lemmas per cell before one twice
                 cells,
-                [judge_order(it, drafted[draft_key(it)], params.seed) for it in items],
+                [
+                    judge_order(it, drafted[draft_key(it)], params.seed, best)
+                    for it, best in zip(
+                        items, best_first(llm, items, rule, _bar(progress, "score")), strict=True
+                    )
+                ],
                 [spread_key(d) for d in drafts],
             ),
             rule,

@@ -270,7 +270,15 @@ def filter_line(meta: dict[str, Any], sub: str) -> str:
         return ""
     own = (judge.get("thresholds_by_subtask") or {}).get(sub)  # a subtask's own threshold (#37: WordSwap)
     threshold = judge.get("threshold") if own is None else own
-    line = f"Filter rule: `{judge['rule']}` (threshold {threshold})."
+    rule = (judge.get("rules_by_subtask") or {}).get(sub, judge["rule"])  # #37: WordSwap by `lm`
+    line = f"Filter rule: `{rule}` (threshold {threshold})."
+    if rule == "lm":
+        return line + (
+            " No prompt: the judge model, read as a language model, had to give each good sentence a log-"
+            f"probability at least {threshold} nats above its swapped one, in both pairs; each cell kept its "
+            "drafts with the largest such lead. The judge did not see the corpus sentence (not the paper's "
+            "feasibility game)."
+        )
     if sub == "wordswap":
         used = judge.get("wordswap_corpus_sentence")
         if used is None:
@@ -332,6 +340,20 @@ def _pair_margin(q: dict[str, Any], k: int) -> float | None:
     return q["filter_margin"]
 
 
+def _judge_markdown(meta: dict[str, Any], judge: dict[str, Any], sub: str) -> str:
+    """The calibration figures of the rule that judged ``sub`` (its own rule where it has one, #37)."""
+    from corpusbench.families.ltswap.calibration import figures_markdown, judge_figures
+    from corpusbench.families.ltswap.judging import FilterRule
+
+    if not judge["llm_filter"]:
+        return ""
+    rule = (judge.get("rules_by_subtask") or {}).get(sub)
+    if rule is None:
+        return figures_markdown(judge.get("figures"), judge["rule"])
+    own = FilterRule(rule, (judge.get("thresholds_by_subtask") or {}).get(sub)).describe()
+    return figures_markdown(judge_figures(meta["llm"].get("model"), own), rule)
+
+
 def _judge(meta: dict[str, Any]) -> dict[str, Any]:
     """The run's judge for provenance and card: rule, threshold, prompt hashes and calibration figures."""
     from corpusbench.families.ltswap.calibration import judge_figures
@@ -364,10 +386,7 @@ def _configs(ctx: GeneratorContext, own: Any, run_dir: Path, meta: dict[str, Any
     }
     if ctx.llm and ctx.llm.revision:
         model["revision"] = ctx.llm.revision
-    from corpusbench.families.ltswap.calibration import figures_markdown
-
     judge = _judge(meta)
-    judge_md = figures_markdown(judge.get("figures"), judge["rule"]) if judge["llm_filter"] else ""
     configs = []
     for sub, quads in frames.items():
         if quads.empty:
@@ -408,7 +427,7 @@ def _configs(ctx: GeneratorContext, own: Any, run_dir: Path, meta: dict[str, Any
                         x
                         for x in (
                             bins_markdown(meta, sub, bins, clusters_per_bin(table)),
-                            judge_md,
+                            _judge_markdown(meta, judge, sub),
                             filter_line(meta, sub),
                             cells_markdown(meta, sub),
                         )
