@@ -133,6 +133,22 @@ def prev_word_suffix(ws: list[str], i: int) -> float:
     return _AFTER.get(ws[i - 1], {}).get(suffix_class(ws[i]), 0.0)
 
 
+# the auxiliary right after a subject noun (#37 round four: InflectionSwap nouns open their clause before
+# an agreeing auxiliary, "the kittens were"); -s fits a plural one, a bare noun a singular one
+_BEFORE = {
+    **{w: {"s": -1.0, "bare": 1.0} for w in ("is", "was", "has", "seems", "does")},
+    **{w: {"s": 1.0, "bare": -1.0} for w in ("are", "were", "have", "seem", "do")},
+}
+
+
+def next_word_suffix(ws: list[str], i: int) -> float:
+    """How well the target's ending (-s or none) fits the auxiliary right after it (is/was/has/seems vs
+    are/were/have/seem); never reads the target word itself."""
+    if i + 1 >= len(ws):
+        return 0.0
+    return _BEFORE.get(ws[i + 1], {}).get(suffix_class(ws[i]), 0.0)
+
+
 # nearest-cue (#37): the grammatical cue nearest before the target, within its own window, and the
 # target's ending. Each cue class: (the words, or (word before, word) bigrams; how far before the target it
 # may stand; the fit of each ending). A class never reads the target word itself.

@@ -6,7 +6,9 @@ reports per subtask: the share of sentences whose first two words are one of the
 openings, mean words per good sentence, InflectionSwap noun pairs with a number-marking determiner right
 before the noun, pairs the previous-word + suffix rule decides (right or wrong, not a tie), pairs the
 nearest-cue rule decides (the grammatical cue nearest before the target within its window, and the
-target's ending: ``heuristics.nearest_cue_suffix``) with the cue classes it found, and a/an leaks.
+target's ending: ``heuristics.nearest_cue_suffix``) with the cue classes it found, pairs the next-word +
+suffix rule decides (the auxiliary right after the target and its ending: ``heuristics.next_word_suffix``),
+and a/an leaks.
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ def audit_items(rows: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
         openings = Counter(_opening(g) for g in goods)
         top3 = sum(n for _, n in openings.most_common(3))
         pairs = [p for q in qs for p in pairs_of(q)]
-        decided = right = leaks = cue_decided = cue_right = 0
+        decided = right = leaks = cue_decided = cue_right = next_decided = 0
         cues: Counter[str] = Counter()
         for good, bad in pairs:
             s = heuristics.pair_score(heuristics.prev_word_suffix, good, bad)
@@ -56,6 +58,7 @@ def audit_items(rows: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
             c = heuristics.pair_score(heuristics.nearest_cue_suffix, good, bad)
             cue_decided += c != 0.5
             cue_right += c == 1.0
+            next_decided += heuristics.pair_score(heuristics.next_word_suffix, good, bad) != 0.5
             ws = heuristics.words(good)
             cue = heuristics.nearest_cue(ws, _target_index(good, bad))
             cues[cue[0] if cue else "none"] += 1
@@ -81,6 +84,7 @@ def audit_items(rows: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
             "nearest_cue_right": cue_right,
             "nearest_cue_decided_share": round(cue_decided / len(pairs), 3) if pairs else None,
             "nearest_cues": dict(sorted(cues.items())),
+            "next_word_suffix_decides": next_decided,
             "article_leaks": leaks,
             "noun_pairs": len(noun_pairs),
             "noun_pairs_number_det_before": det_before,

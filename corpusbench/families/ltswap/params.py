@@ -139,8 +139,9 @@ class LtswapFamilyParams:
     frames: str = param(
         "varied",
         help="Where --force-form puts a form: varied (a seeded opening per form that only its tag fits; "
-        "InflectionSwap nouns after a number-marking determiner and a free adjective) or fixed (the "
-        "earlier short frame per tag).",
+        "InflectionSwap nouns after a number-marking determiner and a free adjective), subject (varied, but "
+        "an InflectionSwap noun opens the clause as its subject, an agreeing auxiliary right after it) or "
+        "fixed (the earlier short frame per tag).",
     )
     rewrites: int = param(
         0,

@@ -79,7 +79,14 @@ from corpusbench.families.ltswap.records import (
     InflectionPair,
     Quadruplet,
 )
-from corpusbench.llm.records import ChoiceRequest, ChoiceResult, GenRequest, GenResult
+from corpusbench.llm.records import (
+    ChoiceRequest,
+    ChoiceResult,
+    GenRequest,
+    GenResult,
+    ScoreRequest,
+    ScoreResult,
+)
 from corpusbench.progress_llm import CELLS, ROUND
 
 log = logging.getLogger(__name__)
@@ -92,6 +99,7 @@ class LLM(Protocol):
 
     def generate(self, reqs: Sequence[GenRequest], progress: Bar = None) -> list[GenResult]: ...
     def choose(self, reqs: Sequence[ChoiceRequest], progress: Bar = None) -> list[ChoiceResult]: ...
+    def score(self, reqs: Sequence[ScoreRequest], progress: Bar = None) -> list[ScoreResult]: ...
     def describe(self) -> dict[str, Any]: ...
 
 
@@ -131,7 +139,8 @@ class LtswapParams:
     # (benchmarks/bench_ltswap_yield.py): it rescues InflectionSwap and AgreementSwap sentences whose form
     # the writer changed; on WordSwap it loses more sentences to unseen words than it saves
     force_form: tuple[str, ...] = ()
-    # where a guided form goes (generation.form_regex): "varied" seeded openings per form, or "fixed" frames
+    # where a guided form goes (generation.form_regex): "varied" seeded openings per form, "subject" the same
+    # with InflectionSwap nouns as subjects before an agreeing auxiliary, or "fixed" frames
     frames: str = "varied"
     # an InflectionSwap form whose sentence failed the checks while its partner's passed is written again up
     # to this many times (sampled, a new seed each); the first rewrite that passes completes the pair
@@ -542,6 +551,24 @@ def _rewrite(
     return True
 
 
+def agreement_rules(
+    pairs: Sequence[InflectionPair], rules: Sequence[str], rotate: bool
+) -> dict[str, tuple[str, ...]]:
+    """The agreement rules each noun pair is written under. ``rotate`` (one cell per bin, #37 round four): one
+    rule each, the bin's k-th pair in draw order ``rules[k % len(rules)]``, so a bin's first pairs cover every
+    rule once and each kept quadruplet comes from its own noun pair (all rules for every pair wrote three
+    drafts per pair of which a cell of 3 used one: 66 of the demo's 99 agreement drafts were never judged).
+    A larger draw keeps the earlier pairs' rules. Otherwise every pair under every rule."""
+    if not rotate:
+        return {p.id: tuple(rules) for p in pairs}
+    seen: Counter[int] = Counter()
+    out: dict[str, tuple[str, ...]] = {}
+    for p in pairs:
+        out[p.id] = (rules[seen[p.bin] % len(rules)],)
+        seen[p.bin] += 1
+    return out
+
+
 def _attempt(
     plan: LtswapPlan,
     llm: LLM,
@@ -567,13 +594,15 @@ def _attempt(
 
     verdicts = _confirm(llm, params, {p.id: p for p in infl + agr}, progress)
     kept: dict[str, list[InflectionPair]] = {"inflswap": [], "agrswap": []}
-    for sub, pairs, n in (("inflswap", infl, 1), ("agrswap", agr, len(params.rules))):
+    rules_of = agreement_rules(agr, params.rules, rotate=not params.by_length)
+    for sub, pairs, n in (("inflswap", infl, 1), ("agrswap", agr, None)):
         for p in pairs:
-            funnel.add(sub, p.bin, "candidates", n)
+            k = n or len(rules_of[p.id])
+            funnel.add(sub, p.bin, "candidates", k)
             if verdicts[p.id]:
-                funnel.drop(sub, p.bin, verdicts[p.id], n)
+                funnel.drop(sub, p.bin, verdicts[p.id], k)
             else:
-                funnel.add(sub, p.bin, "confirmed", n)
+                funnel.add(sub, p.bin, "confirmed", k)
                 kept[sub].append(p)
     infl, agr = kept["inflswap"], kept["agrswap"]
 
@@ -624,7 +653,9 @@ def _attempt(
                 partner=other.form,
             )
     reqs += list(contrast_reqs.values())
-    agr_items = [(p, rule, s) for p in agr for rule in params.rules for s in range(params.agreement_samples)]
+    agr_items = [
+        (p, rule, s) for p in agr for rule in rules_of[p.id] for s in range(params.agreement_samples)
+    ]
     reqs += [
         agreement_request(
             p, rule, s, params.agreement_temperature, params.seed, params.max_tokens + 64, guided_agr, vocab
