@@ -18,10 +18,10 @@ deleted from inside a sentence.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from corpusbench.families.ltswap.checks import oov_words, token_spans
-from corpusbench.families.ltswap.records import Parsed, Verdict
+from corpusbench.families.ltswap.records import InflectionPair, Parsed, Verdict
 
 BE_HAVE_DO = {"is": "are", "was": "were", "has": "have", "does": "do"}
 NUMBER_MARKED_VERBS = frozenset({*BE_HAVE_DO, *BE_HAVE_DO.values(), "'s", "'re", "am"})
@@ -142,3 +142,15 @@ def check_agreement(
         Parsed(text=cut_a, start=a[i][1], end=a[i][2]),
         Parsed(text=cut_b, start=b[j][1], end=b[j][2]),
     )
+
+
+def det_without_verb_reading(lang: str) -> Callable[[InflectionPair], bool]:
+    """Whether a noun pair may be a DET item: English nouns with no verb sense in WordNet ("crown",
+    "father", "favour" have one: "This crowns." is a pronoun and a verb, so the bad sentence is not wrong;
+    #37 round four). Other languages: every pair."""
+    if lang != "en":
+        return lambda p: True
+    from corpusbench.corpus.wordnet import english_wordnet
+
+    wordnet = english_wordnet()
+    return lambda p: not wordnet.synsets(p.lemma.lower(), "v")

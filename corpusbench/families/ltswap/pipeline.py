@@ -20,6 +20,7 @@ from typing import Any, Protocol
 from corpusbench.corpus.store import CorpusStats
 from corpusbench.errors import ConfigError, ParamError
 from corpusbench.families.ltswap import cells as cellmod
+from corpusbench.families.ltswap.agreement import det_without_verb_reading
 from corpusbench.families.ltswap.assembly import (
     ContrastKey,
     WordKey,
@@ -552,20 +553,29 @@ def _rewrite(
 
 
 def agreement_rules(
-    pairs: Sequence[InflectionPair], rules: Sequence[str], rotate: bool
+    pairs: Sequence[InflectionPair],
+    rules: Sequence[str],
+    rotate: bool,
+    det_ok: Callable[[InflectionPair], bool] = lambda p: True,
 ) -> dict[str, tuple[str, ...]]:
-    """The agreement rules each noun pair is written under. ``rotate`` (one cell per bin, #37 round four): one
-    rule each, the bin's k-th pair in draw order ``rules[k % len(rules)]``, so a bin's first pairs cover every
-    rule once and each kept quadruplet comes from its own noun pair (all rules for every pair wrote three
-    drafts per pair of which a cell of 3 used one: 66 of the demo's 99 agreement drafts were never judged).
-    A larger draw keeps the earlier pairs' rules. Otherwise every pair under every rule."""
-    if not rotate:
-        return {p.id: tuple(rules) for p in pairs}
-    seen: Counter[int] = Counter()
+    """The agreement rules each noun pair is written under: every rule, but DET only where ``det_ok`` (#37
+    round four: "This crowns." / "These crown." are grammatical as a pronoun and a verb, so a noun with a
+    verb reading makes a DET item whose bad sentences are not wrong). ``rotate`` (one cell per bin): one rule
+    each, the bin's k-th pair in draw order from ``rules[k % len(rules)]`` on (skipping DET where not
+    ``det_ok``), so a bin's first pairs cover the rules and each kept quadruplet comes from its own noun pair
+    (all rules for every pair wrote three drafts per pair of which a cell of 3 used one: 66 of the demo's 99
+    agreement drafts were never judged). A larger draw keeps the earlier pairs' rules."""
     out: dict[str, tuple[str, ...]] = {}
+    seen: Counter[int] = Counter()
     for p in pairs:
-        out[p.id] = (rules[seen[p.bin] % len(rules)],)
+        usable = [r for r in rules if r != "DET" or det_ok(p)]
+        if not rotate:
+            out[p.id] = tuple(usable)
+            continue
+        k = seen[p.bin]
         seen[p.bin] += 1
+        start = [rules[(k + j) % len(rules)] for j in range(len(rules))]
+        out[p.id] = tuple(r for r in start if r in usable)[:1]
     return out
 
 
@@ -594,7 +604,9 @@ def _attempt(
 
     verdicts = _confirm(llm, params, {p.id: p for p in infl + agr}, progress)
     kept: dict[str, list[InflectionPair]] = {"inflswap": [], "agrswap": []}
-    rules_of = agreement_rules(agr, params.rules, rotate=not params.by_length)
+    rules_of = agreement_rules(
+        agr, params.rules, rotate=not params.by_length, det_ok=det_without_verb_reading(params.lang)
+    )
     for sub, pairs, n in (("inflswap", infl, 1), ("agrswap", agr, None)):
         for p in pairs:
             k = n or len(rules_of[p.id])

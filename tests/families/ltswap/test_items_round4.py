@@ -82,3 +82,16 @@ def test_the_audit_counts_pairs_the_auxiliary_after_the_noun_decides() -> None:
     row |= {"s2_good": "Then the owl was asleep.", "s2_bad": "Then the owls was asleep."}
     got = audit_items([row])["inflswap"]
     assert got["next_word_suffix_decides"] == 2 and got["noun_pairs_number_det_before"] == 0
+
+
+def test_a_noun_with_a_verb_reading_is_never_a_det_item() -> None:
+    from corpusbench.families.ltswap.agreement import det_without_verb_reading
+
+    det_ok = det_without_verb_reading("en")  # "This crowns." reads as a pronoun and a verb
+    assert not det_ok(_pair("crown", 0)) and not det_ok(_pair("father", 0)) and det_ok(_pair("goblin", 0))
+    assert det_without_verb_reading("fr")(_pair("crown", 0))
+    rules = ("SVSHORT", "SVLONG", "DET")
+    pairs = [_pair("goblin", 0), _pair("kinsman", 0), _pair("crown", 0), _pair("door", 0)]
+    got = agreement_rules(pairs, rules, rotate=True, det_ok=det_ok)
+    assert [got[p.id] for p in pairs] == [("SVSHORT",), ("SVLONG",), ("SVSHORT",), ("SVSHORT",)]
+    assert agreement_rules(pairs, rules, rotate=False, det_ok=det_ok)[_pair("crown", 0).id] == rules[:2]
