@@ -25,21 +25,22 @@ $(JUDGE_MODEL_DIR)/config.json: $(STAMP) corpusbench/assets/judge_model.py corpu
 # the short cells, under the caps as draw ceilings; the judge asks only about the drafts a cell still
 # needs. Guided decoding for all three subtasks (#37: each form after one of many seeded openings that only
 # its tag fits; WordSwap nouns open the clause as its subject, "Late in the evening the heifer ..";
-# InflectionSwap nouns after a number word and an adjective, "The teacher asked us about these old
-# casements"; subject-verb pairs with a seeded verb, is/was/has/seems/remains, after the noun), writer v5
+# InflectionSwap nouns the same way before an agreeing auxiliary, "After a while the battles were over";
+# subject-verb pairs with a seeded verb, is/was/has/seems/remains, after the noun), writer v5
 # (5 corpus sentences in the cached system turn; a sentence that shows what the word means), WordSwap nouns
-# and verbs, 3 noun pairs per AgreementSwap bin, a good sentence in one kept quadruplet only, no same-lemma
+# and verbs, 3 noun pairs per AgreementSwap bin (one rule each), a good sentence in one kept quadruplet only, no same-lemma
 # confirmation (the lexicon pairs come from lemminflect; the judge answered "yes" to 129 of 129 such
 # questions), --rewrites 1 (an InflectionSwap form whose sentence failed while its partner's passed is
 # written once more); noun pairs only when the corpus writes their plural, sentences with a finite verb
-# (round three); WordSwap filtered by the `lm` rule (#37 round four: the judge model's log P(good) -
-# log P(swapped) > 7 nats in both pairs, a cell's drafts judged best-first by it; 1,241 requests, 7,987
-# generated tokens, WordSwap pairs valid 63% vs 55% for the pointwise judge, one blind labeller on both runs'
-# items, docs/ltswap.md "The lm rule"). Measured (2026-11-28, round three, the shared vLLM CPU server, not cold): 955 LLM requests,
-# 7,583 generated tokens, kept 30 / 33 / 33 (3 in each of the 32 cells); sentences passing the checks 80% /
-# 76% / 99%; pairs valid (the card's labels) 55% / 85% / 100% (docs/ltswap.md). Round two: 947 requests,
-# 7,208 tokens; the 2026-11-27 openings: 806, 5,399; before #37 (2026-11-26, cold, 2 AVX2 cores): 7.9 min,
-# 698 requests, 3,679 tokens.
+# (round three). Round four (#37, docs/ltswap.md "Round four"): WordSwap filtered by the `lm` rule (the judge
+# model's log P(good) - log P(swapped) > 7 nats in both pairs, a cell's drafts judged best-first by it);
+# InflectionSwap nouns open their clause before an agreeing auxiliary (--frames subject); AgreementSwap
+# noun pairs take turns at the rules, one each (ceiling 6 pairs per bin), and a noun with a verb reading is
+# never a DET item. Measured (2026-11-28, the shared vLLM CPU server, from the cache): 1,147 requests,
+# 6,703 generated tokens, kept 30 / 33 / 33 (3 in each of the 32 cells); pairs valid (the card's labels,
+# stricter labellers than round three's) 60% / 74% / 91%. Round three: 955 requests, 7,583 tokens; round
+# two 947, 7,208; the 2026-11-27 openings: 806, 5,399; before #37 (2026-11-26, cold, 2 AVX2 cores): 7.9
+# min, 698 requests, 3,679 tokens.
 LTSWAP_DEMO_ARGS ?= --per-cell 3 --agreement-cells bin --max-per-bin wordswap=12,inflswap=8,agrswap=6 \
 	--pairs-per-word 2 --rules SVSHORT,SVLONG,DET --agreement-samples 1 --no-confirm-inflections \
 	--writer-prompt v5 --force-form wordswap,inflswap,agrswap --rewrites 1 --wordswap-rule lm --wordswap-threshold 7 \
