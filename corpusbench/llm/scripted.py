@@ -71,13 +71,8 @@ class ScriptedBackend(Backend):
             self.calls.append(("generate", req.prompt))
             entry = self._next(req.prompt)
             n_in = len(req.prompt.split())
-            if isinstance(entry, Crash):
-                raise BackendError(entry.message)
-            if isinstance(entry, Fail):
-                res = GenResult(id=req.id, status="error", error=entry.message, tokens_in=n_in)
-            elif isinstance(entry, TooLong):
-                res = GenResult(id=req.id, status="too_long", error="prompt longer than the context")
-            else:
+            res = _failed(GenResult, req.id, entry, n_in)
+            if res is None:
                 words = entry.split()[: req.params.max_tokens]
                 res = GenResult(
                     id=req.id,
@@ -121,15 +116,22 @@ class ScriptedBackend(Backend):
             self.calls.append(("score", req.text))
             entry = self.scores(req.text)
             n_in = len(req.text.split())
-            if isinstance(entry, Crash):
-                raise BackendError(entry.message)
-            if isinstance(entry, Fail):
-                res = ScoreResult(id=req.id, status="error", error=entry.message, tokens_in=n_in)
-            elif isinstance(entry, TooLong):
-                res = ScoreResult(id=req.id, status="too_long", error="prompt longer than the context")
-            else:
+            res = _failed(ScoreResult, req.id, entry, n_in)
+            if res is None:
                 res = ScoreResult(id=req.id, status="ok", logprob=float(entry), tokens_in=n_in)  # type: ignore[arg-type]
             out.append(res)
             if on_result:
                 on_result(i, res)
         return out
+
+
+def _failed(cls: type, rid: str, entry: object, n_in: int):  # type: ignore[no-untyped-def]
+    """The scripted failure ``entry`` stands for, as a ``cls`` result (None: it is an answer); a ``Crash``
+    takes the whole backend down."""
+    if isinstance(entry, Crash):
+        raise BackendError(entry.message)
+    if isinstance(entry, Fail):
+        return cls(id=rid, status="error", error=entry.message, tokens_in=n_in)
+    if isinstance(entry, TooLong):
+        return cls(id=rid, status="too_long", error="prompt longer than the context")
+    return None
