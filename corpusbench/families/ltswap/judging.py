@@ -149,7 +149,7 @@ class FilterRule:
         own = dict(self.by_subtask).get(subtask)
         if name == self.name and own is None:
             return self
-        return FilterRule(name, own if own is not None else (None if name != self.name else self.threshold))
+        return FilterRule(name, own)  # own None: the subtask's own rule at that rule's default threshold
 
     def __post_init__(self) -> None:
         if self.name not in RULES:
@@ -197,10 +197,7 @@ class FilterRule:
 
     def _own_thresholds(self) -> dict[str, float]:
         """The subtasks judged at a threshold of their own (their own, or their own rule's default)."""
-        subs = [
-            *dict(self.by_subtask),
-            *(s for s, _ in self.rule_by_subtask if s not in dict(self.by_subtask)),
-        ]
+        subs = dict.fromkeys(s for s, _ in (*self.by_subtask, *self.rule_by_subtask))
         return {s: float(self.for_subtask(s).threshold or 0.0) for s in subs}
 
     def score_requests(self, item: JudgeItem) -> list[ScoreRequest]:
@@ -428,10 +425,5 @@ def score_items(
 def pair_scores(llm: Any, items: Sequence[JudgeItem], progress: Any = None) -> list[float | None]:
     """Each item's smaller log P(good) - log P(swapped) over its two pairs (None: a sentence unscored):
     the ``lm`` rule's margin, for judging a cell's drafts best-first."""
-    reqs = [FilterRule("lm").score_requests(it) for it in items]
-    flat = llm.score([r for four in reqs for r in four], progress) if reqs else []
-    out: list[float | None] = []
-    for n in range(len(items)):
-        v = FilterRule("lm").judge_scores(flat[4 * n : 4 * n + 4])
-        out.append(None if v.margins is None else min(v.margins))
-    return out
+    verdicts = score_items(llm, items, [FilterRule("lm")] * len(items), progress=progress)
+    return [None if v.margins is None else min(v.margins) for v in verdicts]

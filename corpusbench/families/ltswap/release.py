@@ -263,14 +263,20 @@ def clusters_per_bin(table: pd.DataFrame) -> dict[int, int]:
     return {int(b): int(n) for b, n in table.groupby("bin")["cluster"].nunique().items()}
 
 
+def judged_by(judge: dict[str, Any], sub: str) -> tuple[str, float]:
+    """The rule and threshold that judged ``sub``, from a run's judge (``FilterRule.describe``): the
+    subtask's own where it has them (#37: WordSwap by `lm`), else the run's."""
+    own = (judge.get("thresholds_by_subtask") or {}).get(sub)
+    rule = (judge.get("rules_by_subtask") or {}).get(sub, judge["rule"])
+    return rule, judge.get("threshold") if own is None else own
+
+
 def filter_line(meta: dict[str, Any], sub: str) -> str:
     """Which filter rule kept the items, and whether WordSwap's judge saw the word's corpus sentence."""
     judge = meta.get("judge")
     if not judge:
         return ""
-    own = (judge.get("thresholds_by_subtask") or {}).get(sub)  # a subtask's own threshold (#37: WordSwap)
-    threshold = judge.get("threshold") if own is None else own
-    rule = (judge.get("rules_by_subtask") or {}).get(sub, judge["rule"])  # #37: WordSwap by `lm`
+    rule, threshold = judged_by(judge, sub)
     line = f"Filter rule: `{rule}` (threshold {threshold})."
     if rule == "lm":
         return line + (
@@ -347,10 +353,10 @@ def _judge_markdown(meta: dict[str, Any], judge: dict[str, Any], sub: str) -> st
 
     if not judge["llm_filter"]:
         return ""
-    rule = (judge.get("rules_by_subtask") or {}).get(sub)
-    if rule is None:
-        return figures_markdown(judge.get("figures"), judge["rule"])
-    own = FilterRule(rule, (judge.get("thresholds_by_subtask") or {}).get(sub)).describe()
+    rule, threshold = judged_by(judge, sub)
+    if rule == judge["rule"]:
+        return figures_markdown(judge.get("figures"), rule)
+    own = FilterRule(rule, threshold).describe()
     return figures_markdown(judge_figures(meta["llm"].get("model"), own), rule)
 
 
