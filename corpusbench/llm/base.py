@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
+from corpusbench.errors import ConfigError
 from corpusbench.llm.choice import bad_top, decide, option_logprobs, parse_answer
 from corpusbench.llm.records import (
     ChoiceRequest,
@@ -52,6 +53,13 @@ def chat_messages(prompt: str, system: str | None = None, answer_prefix: str = "
     return msgs
 
 
+def first_text_token(ends: Sequence[int], prefix: str) -> int:
+    """Which tokens of ``prefix + text`` a sentence score sums (``Backend.score``): from the first token
+    after the first (which has no log-prob) whose end (character offset) lies past ``prefix`` — a token
+    straddling the boundary counts as text — to the last; ``len(ends)`` when there is none."""
+    return next((j for j in range(1, len(ends)) if ends[j] > len(prefix)), len(ends))
+
+
 def sample_seed(params: SamplingParams, sample: int) -> int | None:
     """Per-sample seed: sample ``i`` of a prompt is reproducible on its own, whatever the batch."""
     if params.seed is None:
@@ -82,8 +90,6 @@ class Backend(abc.ABC):
         self, reqs: Sequence[ScoreRequest], on_result: OnResult[ScoreResult] | None = None
     ) -> list[ScoreResult]:
         """Each text's log-probability after its prefix (prompt log-probs); not every backend has them."""
-        from corpusbench.errors import ConfigError
-
         raise ConfigError(
             f"the {self.name} LLM backend cannot score sentences (prompt log-probabilities); use the "
             "vllm-server, vllm or transformers backend"

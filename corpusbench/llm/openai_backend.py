@@ -26,7 +26,7 @@ import httpx
 
 from corpusbench.errors import BackendError, ConfigError
 from corpusbench.llm.api import DEFAULT_RETRIES, DEFAULT_TIMEOUT
-from corpusbench.llm.base import Backend, OnResult, TopTokens, chat_messages, sample_seed
+from corpusbench.llm.base import Backend, OnResult, TopTokens, chat_messages, first_text_token, sample_seed
 from corpusbench.llm.records import (
     ChoiceRequest,
     GenRequest,
@@ -366,17 +366,14 @@ class OpenAIBackend(Backend):
 
 
 def text_logprob(prefix: str, prompt: str, pieces: Sequence[str], logprobs: Sequence[float]) -> float | None:
-    """The summed log-probs of the tokens that end past ``prefix``, given every prompt token but the first
-    (its text and log-prob); None when the pieces do not spell the end of ``prompt``."""
-    end = len(prompt) - len("".join(pieces))  # where the first (unscored) token ends
-    if end < 0 or prompt[end:] != "".join(pieces):
+    """The summed log-probs of the text's tokens (``first_text_token``), given every prompt token but the
+    first (its text and log-prob); None when the pieces do not spell the end of ``prompt``."""
+    ends = [len(prompt) - len("".join(pieces))]  # where the first (unscored) token ends
+    if ends[0] < 0 or prompt[ends[0] :] != "".join(pieces):
         return None
-    total = 0.0
-    for piece, lp in zip(pieces, logprobs, strict=True):
-        end += len(piece)
-        if end > len(prefix):
-            total += lp
-    return total
+    for piece in pieces:
+        ends.append(ends[-1] + len(piece))
+    return sum((logprobs[j - 1] for j in range(first_text_token(ends, prefix), len(ends))), 0.0)
 
 
 def _error_message(r: httpx.Response) -> str:

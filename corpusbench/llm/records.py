@@ -274,18 +274,19 @@ def malformed(result: GenResult | ChoiceResult | ScoreResult) -> str | None:
     return None if chosen else f"no finite log-prob for any option: {list(result.logprobs)}"
 
 
+# what a failed call cannot claim to have answered
+_NO_ANSWER: dict[type, dict[str, Any]] = {
+    ChoiceResult: {"choice": None, "path": "none"},
+    ScoreResult: {"logprob": None},
+}
+
+
 def as_failure(result: R) -> R:
     """``result``, or a failed call (status ``error``) when it is not a well-formed answer."""
     why = malformed(result)
     if why is None:
         return result
-    fields: dict[str, Any] = (
-        {"choice": None, "path": "none"}
-        if isinstance(result, ChoiceResult)
-        else {"logprob": None}
-        if isinstance(result, ScoreResult)
-        else {}
-    )
+    fields = _NO_ANSWER.get(type(result), {})
     return replace(result, status="error", error=f"malformed answer: {why}", **fields)
 
 

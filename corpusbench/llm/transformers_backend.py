@@ -15,7 +15,7 @@ from itertools import groupby
 from typing import Any, ClassVar
 
 from corpusbench.errors import BackendError, ConfigError
-from corpusbench.llm.base import Backend, OnResult, TopTokens, chat_messages, sample_seed
+from corpusbench.llm.base import Backend, OnResult, TopTokens, chat_messages, first_text_token, sample_seed
 from corpusbench.llm.hardware import default_dtype, numerics
 from corpusbench.llm.records import ChoiceRequest, GenRequest, GenResult, ScoreRequest, ScoreResult
 from corpusbench.llm.server import check_model, served_name
@@ -256,7 +256,7 @@ class TransformersBackend(Backend):
                 msg = f"prompt has {len(ids)} tokens; the context is {self.max_len}"
                 deliver(i, ScoreResult(id=req.id, status="too_long", tokens_in=len(ids), error=msg))
                 continue
-            first = next((j for j in range(1, len(ids)) if ends[j] > len(req.prefix)), len(ids))
+            first = first_text_token(ends, req.prefix)
             if first >= len(ids):  # no token of the text has a log-prob (an empty text)
                 deliver(i, ScoreResult(id=req.id, status="ok", logprob=0.0, tokens_in=len(ids)))
             else:

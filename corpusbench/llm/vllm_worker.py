@@ -111,7 +111,9 @@ class Engine:
 
     def score(self, items):
         """Each text's summed prompt log-probs: the tokens of prefix + text that end past the prefix
-        (the tokenizer's offsets), the first token excepted (it has none)."""
+        (the tokenizer's offsets), the first token excepted (it has none); the rule of
+        ``corpusbench.llm.base.first_text_token``, written here again because this worker runs in the vLLM
+        venv without corpusbench."""
         from vllm import SamplingParams
         from vllm.inputs import TokensPrompt
 
