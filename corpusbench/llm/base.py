@@ -56,8 +56,11 @@ def chat_messages(prompt: str, system: str | None = None, answer_prefix: str = "
 def first_text_token(ends: Sequence[int], prefix: str) -> int:
     """Which tokens of ``prefix + text`` a sentence score sums (``Backend.score``): from the first token
     after the first (which has no log-prob) whose end (character offset) lies past ``prefix`` — a token
-    straddling the boundary counts as text — to the last; ``len(ends)`` when there is none."""
-    return next((j for j in range(1, len(ends)) if ends[j] > len(prefix)), len(ends))
+    straddling the boundary counts as text, and so does a token of no width right after the prefix (the
+    first bytes of a character another token completes: a vLLM server decodes them as "") — to the last;
+    ``len(ends)`` when there is none."""
+    n = len(prefix)
+    return next((j for j in range(1, len(ends)) if ends[j] > n or ends[j] == ends[j - 1] == n), len(ends))
 
 
 def sample_seed(params: SamplingParams, sample: int) -> int | None:

@@ -81,7 +81,8 @@ def choice_key(model: str, req: ChoiceRequest) -> str:
 
 
 def score_key(model: str, req: ScoreRequest) -> str:
-    return fingerprint("score.v1", model, req.prefix, req.text)
+    # v2: a text whose first character spans byte tokens counts all of them (``first_text_token``)
+    return fingerprint("score.v2", model, req.prefix, req.text)
 
 
 def _served(row: tuple[str, dict[str, Any]] | None, req_id: str, from_dict: Callable[..., Any]) -> Any:

@@ -129,7 +129,10 @@ class Engine:
                 results[i] = {"status": "too_long", "tokens_in": len(ids), "error": error}
                 continue
             ends = [e for _, e in enc["offset_mapping"]]
-            first = next((j for j in range(1, len(ids)) if ends[j] > len(it["prefix"])), len(ids))
+            n = len(it["prefix"])
+            first = next(
+                (j for j in range(1, len(ids)) if ends[j] > n or ends[j] == ends[j - 1] == n), len(ids)
+            )
             prompts.append(TokensPrompt(prompt_token_ids=ids))
             index.append((i, first))
         params = SamplingParams(max_tokens=1, temperature=0.0, prompt_logprobs=0)

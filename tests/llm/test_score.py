@@ -22,6 +22,13 @@ SENTENCES = [
     "Colorless green ideas sleep furiously while the old man reads the newspaper by the window.",
     "A",
 ]
+# beyond ASCII: characters a byte-level tokenizer may split into tokens that decode to no whole character
+WORLD = [
+    "Le cœur de l'île — ça va ?",
+    "Der Bär frißt Äpfel und Öl.",
+    "Ærøskøbing’s ŋ ǂ ʘ.",
+    "日本語の文です。",
+]
 
 
 # -- text_logprob: which prompt tokens are the text's ------------------------------------------------
@@ -38,6 +45,12 @@ def test_text_logprob_counts_a_token_across_the_boundary_as_text() -> None:
     assert text_logprob("a b", "a bc d", [" bc", " d"], [-1.5, -2.0]) == -3.5
     # a token that ends exactly at the prefix's end is the prefix's
     assert text_logprob("a b", "a b c", [" b", " c"], [-1.5, -2.0]) == -2.0
+
+
+def test_text_logprob_counts_the_first_bytes_of_the_texts_first_character() -> None:
+    # "Æ" in two byte tokens: a vLLM server decodes the first as "" and the second as "Æ"; both are text
+    assert text_logprob("\n", "\nÆr", ["", "Æ", "r"], [-5.0, -6.0, -1.0]) == -12.0
+    assert text_logprob("\n", "\nrÆ", ["r", "", "Æ"], [-1.0, -5.0, -6.0]) == -12.0  # inside the text
 
 
 def test_text_logprob_is_none_when_the_pieces_do_not_spell_the_prompt() -> None:
@@ -191,8 +204,8 @@ def test_openai_score_needs_vllm_extensions(fake) -> None:
 @pytest.mark.slow
 def test_vllm_server_scores_like_transformers(vllm_server, tf_backend) -> None:
     backend = OpenAIBackend(vllm_server.url, vllm_server.model, concurrency=2, timeout=120, backoff=0.2)
-    served = backend.score(reqs(*SENTENCES))
-    local = tf_backend.score(reqs(*SENTENCES))
+    served = backend.score(reqs(*SENTENCES, *WORLD))
+    local = tf_backend.score(reqs(*SENTENCES, *WORLD))
     for s, t in zip(served, local, strict=True):
         assert s.ok and s.tokens_out == 1 and s.tokens_in == t.tokens_in
         assert s.logprob == pytest.approx(t.logprob, abs=1e-2)

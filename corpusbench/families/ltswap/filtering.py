@@ -18,7 +18,14 @@ from typing import Any
 
 from corpusbench.families.ltswap.checks import detokenise, render
 from corpusbench.families.ltswap.generation import Draft
-from corpusbench.families.ltswap.judging import FilterRule, JudgeItem, Judgement, judge_items, pair_scores
+from corpusbench.families.ltswap.judging import (
+    FilterRule,
+    JudgeItem,
+    Judgement,
+    fluency_scores,
+    judge_items,
+    pair_scores,
+)
 from corpusbench.families.ltswap.records import Quadruplet, quadruplet_id
 
 NONCE_FALLBACKS = ("blick", "dax", "wug", "fep", "zorp", "tupa", "gazzer")
@@ -189,13 +196,24 @@ def judge_order(item: JudgeItem, first_round: int, seed: int, score: float = 0.0
     return first_round, -score, hashlib.sha256(f"{seed}:{draft_key(item)}".encode()).hexdigest()
 
 
-def best_first(llm: Any, items: Sequence[JudgeItem], rule: FilterRule, progress: Any = None) -> list[float]:
+def best_first(
+    llm: Any,
+    items: Sequence[JudgeItem],
+    rule: FilterRule,
+    progress: Any = None,
+    fluent: Sequence[str] = (),
+) -> list[float]:
     """Per item, the score its cell's queue is sorted by: under the ``lm`` rule (#37, WordSwap) the smaller
     log P(good) - log P(swapped) of its two pairs, so a cell keeps its drafts that most clearly need the word
-    (every draft's 4 sentences are scored; the judge then reads them from the cache); 0 under other rules."""
+    (every draft's 4 sentences are scored; the judge then reads them from the cache); for the subtasks in
+    ``fluent`` (``--fluent-first``) judged by another rule, the fluency of its good sentences
+    (``fluency_scores``); 0 otherwise."""
     scored = [n for n, it in enumerate(items) if rule.for_subtask(it.subtask).scored]
+    fluency = [n for n, it in enumerate(items) if it.subtask in fluent and n not in set(scored)]
     out = [0.0] * len(items)
     for n, s in zip(scored, pair_scores(llm, [items[n] for n in scored], progress), strict=True):
+        out[n] = -math.inf if s is None else s
+    for n, s in zip(fluency, fluency_scores(llm, [items[n] for n in fluency], progress), strict=True):
         out[n] = -math.inf if s is None else s
     return out
 

@@ -146,6 +146,9 @@ class LtswapParams:
     # an InflectionSwap form whose sentence failed the checks while its partner's passed is written again up
     # to this many times (sampled, a new seed each); the first rewrite that passes completes the pair
     rewrites: int = 0
+    # a cell's drafts of these subtasks are judged most fluent first (filtering.best_first; #37 round five):
+    # the smaller per-word log-prob of the two good sentences under the judge model, after round and lemma
+    fluent_first: tuple[str, ...] = ()
 
     def rule(self) -> FilterRule:
         """The judge's rule: ``filter_rule`` at ``filter_threshold``; WordSwap by ``wordswap_rule`` at
@@ -196,6 +199,11 @@ class LtswapParams:
             object.__setattr__(self, "force_form", tuple(x for x in self.force_form.split(",") if x))
         if bad := set(self.force_form) - set(FORCE_FORM):
             raise ParamError("force_form", f": unknown {sorted(bad)}; choose from {', '.join(FORCE_FORM)}")
+        if isinstance(self.fluent_first, str):
+            object.__setattr__(self, "fluent_first", tuple(x for x in self.fluent_first.split(",") if x))
+        object.__setattr__(self, "fluent_first", tuple(SUBTASK_ALIASES.get(s, s) for s in self.fluent_first))
+        if bad := set(self.fluent_first) - set(SUBTASKS):
+            raise ParamError("fluent_first", f": unknown {sorted(bad)}; choose from {', '.join(SUBTASKS)}")
         if self.frames not in FRAME_STYLES:
             raise ParamError("frames", f"must be one of {', '.join(FRAME_STYLES)} (got {self.frames!r})")
         if self.force_form and self.lang != "en":
@@ -730,7 +738,9 @@ def _attempt(
                 [
                     judge_order(it, drafted[draft_key(it)], params.seed, best)
                     for it, best in zip(
-                        items, best_first(llm, items, rule, _bar(progress, "score")), strict=True
+                        items,
+                        best_first(llm, items, rule, _bar(progress, "score"), params.fluent_first),
+                        strict=True,
                     )
                 ],
                 [spread_key(d) for d in drafts],

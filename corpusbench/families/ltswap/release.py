@@ -278,6 +278,11 @@ def filter_line(meta: dict[str, Any], sub: str) -> str:
         return ""
     rule, threshold = judged_by(judge, sub)
     line = f"Filter rule: `{rule}` (threshold {threshold})."
+    if sub in ((meta.get("parameters") or {}).get("fluent_first") or ()):
+        line += (
+            " Each cell judged its drafts most fluent first (the smaller per-word log-probability of the two "
+            "good sentences under the judge model): a cell with drafts to spare kept its most natural ones."
+        )
     if rule == "lm":
         return line + (
             " No prompt: the judge model, read as a language model, had to give each good sentence a log-"

@@ -124,7 +124,8 @@ def estimate(
     rates: Rates = DEMO,
 ) -> list[SubtaskEstimate]:
     """Requests, generated tokens, kept quadruplets and wall time per subtask for ``drawn`` candidates;
-    ``cells``: the subtask's cells (under ``--per-cell`` judging stops once they hold N each)."""
+    ``cells``: the subtask's cells (under ``--per-cell`` judging stops once they hold N each). Sentence
+    scores (the ``lm`` rule, ``--fluent-first``) count as judge requests, priced as one."""
     rows = []
     confirm = 2 if params.confirm_inflections else 0
     keep = rates.judge_keep if params.llm_filter else 1.0
@@ -144,6 +145,10 @@ def estimate(
         if params.per_cell is not None and cells and s in cells:
             judged = min(drafts, params.per_cell * cells[s] / keep)
         judge = confirms + round(judge_per * judged)
+        if params.llm_filter and params.rule().for_subtask(s).scored:
+            judge = confirms + round(4 * drafts)  # ``best_first`` scores every draft's 4 sentences (``lm``)
+        elif params.llm_filter and s in params.fluent_first:
+            judge += round(2 * drafts)  # and every draft's 2 good sentences for ``--fluent-first``
         rows.append(
             SubtaskEstimate(
                 subtask=s,

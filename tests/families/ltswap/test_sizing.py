@@ -5,7 +5,7 @@ import itertools
 import pytest
 
 from corpusbench.families.ltswap.pipeline import LtswapParams
-from corpusbench.families.ltswap.sizing import Timing, estimate, pair_pass, rewrites_per_pair
+from corpusbench.families.ltswap.sizing import SENTENCE_PASS, Timing, estimate, pair_pass, rewrites_per_pair
 
 
 @pytest.mark.parametrize(("p", "r"), [(0.5, 1), (0.8, 1), (0.6, 2), (0.3, 3)])
@@ -38,3 +38,21 @@ def test_per_cell_caps_the_judged_drafts_and_rewrites_add_writer_requests():
     assert rewritten["inflswap"].writer > free["inflswap"].writer
     assert rewritten["inflswap"].kept > free["inflswap"].kept
     assert rewritten["wordswap"] == free["wordswap"]  # rewrites are InflectionSwap's only
+
+
+def test_sentence_scores_are_priced_for_every_draft():
+    t = Timing(writer_s=1.0, writer_tokens=10, judge_s=0.5)
+    drawn, cells = {"wordswap": 200, "inflswap": 200}, {"wordswap": 2, "inflswap": 2}
+    prompted = {r.subtask: r for r in estimate(LtswapParams(per_cell=3), drawn, t, cells)}
+    lm = {r.subtask: r for r in estimate(LtswapParams(per_cell=3, wordswap_rule="lm"), drawn, t, cells)}
+    drafts = 200 * SENTENCE_PASS["wordswap"] / 2  # one quadruplet per two words that passed the checks
+    assert (
+        lm["wordswap"].judge == round(4 * drafts) > prompted["wordswap"].judge
+    )  # best-first scores them all
+    assert lm["inflswap"] == prompted["inflswap"]
+    fluent = {
+        r.subtask: r for r in estimate(LtswapParams(per_cell=3, fluent_first="inflswap"), drawn, t, cells)
+    }
+    assert (
+        fluent["inflswap"].judge > prompted["inflswap"].judge and fluent["wordswap"] == prompted["wordswap"]
+    )
