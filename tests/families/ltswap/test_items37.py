@@ -116,4 +116,6 @@ def test_wordswap_openings_differ_in_their_first_two_words() -> None:
         " ".join(o.lower().split()[:2]) for t in ("NN", "VB", "VBD", "VBZ", "VBG") for o in OPENINGS[t]
     )
     assert max(firsts.values()) == 1, [k for k, n in firsts.items() if n > 1]
-    assert len(OPENINGS["NN"]) >= 25 and len(OPENINGS["VB"]) >= 20
+    # many openings per tag (round five took out the 12 whose sentences labellers found stilted most often;
+    # the demo's top-3 openings then cover 23% of WordSwap and 21% of InflectionSwap sentences, #37: ≤ 25%)
+    assert len(OPENINGS["NN"]) >= 18 and len(OPENINGS["VB"]) >= 20
