@@ -161,13 +161,13 @@ def scan_roots(outputs: Iterable[tuple[str, str]]) -> list[str]:
     return list(dict.fromkeys("/".join(rel.split("/")[:2]) for _, rel in outputs))
 
 
-def summarize(base: Path = Path("."), roots: Iterable[str] | None = None) -> list[Row]:
-    """Rows for the demo's outputs under ``base`` (demo order), then other outputs found in ``roots``
-    (default: :func:`scan_roots`)."""
+def summarize(base: Path = Path(".")) -> list[Row]:
+    """Rows for the demo's outputs under ``base`` (demo order), then other outputs found under
+    :func:`scan_roots`."""
     outputs = demo_outputs()
     rows = [describe(step, base / rel, rel) for step, rel in outputs]
     known = {(base / rel).resolve() for _, rel in outputs}
-    for root in scan_roots(outputs) if roots is None else roots:
+    for root in scan_roots(outputs):
         for folder in _extras(base / root, base, known):
             rel = folder.relative_to(base).as_posix() if folder.is_relative_to(base) else str(folder)
             rows.append(describe(folder.relative_to(base / root).as_posix(), folder, rel))
@@ -195,7 +195,7 @@ def _has_make_target(base: Path, target: str) -> bool:
 def next_steps(rows: list[Row], base: Path = Path(".")) -> list[tuple[str, str]]:
     """Commands to try next, (command, what it does), for what was built."""
     built = {r.where for r in rows if r.built}
-    release = RELEASE
+    release = RELEASE  # the demo's release folder, spelled in the commands below
     out: list[tuple[str, str]] = []
     provenance = _read(base / release / "provenance.json")
     if release in built and provenance is not None:
