@@ -209,7 +209,9 @@ def best_first(
     ``fluent`` (``--fluent-first``) judged by another rule, the fluency of its good sentences
     (``fluency_scores``); 0 otherwise."""
     scored = [n for n, it in enumerate(items) if rule.for_subtask(it.subtask).scored]
-    fluency = [n for n, it in enumerate(items) if it.subtask in fluent and n not in set(scored)]
+    fluency = [
+        n for n, it in enumerate(items) if it.subtask in fluent and not rule.for_subtask(it.subtask).scored
+    ]
     out = [0.0] * len(items)
     for n, s in zip(scored, pair_scores(llm, [items[n] for n in scored], progress), strict=True):
         out[n] = -math.inf if s is None else s

@@ -151,9 +151,9 @@ OPENINGS: dict[str, tuple[str, ...]] = {
     # No "Far away the": the writer ended it without a verb ("Far away the place where the sun sets.")
     # Round five: openings out whose good sentences labellers found stilted or odd in 40% or more of at least
     # 3 labelled sentences (WordSwap and InflectionSwap, every labelled set; these 46 of 82, the rest 47 of
-    # 220): "During the long
-    # winter" 5/6, "Before long" 8/11, "Without warning" 11/19, "Back then" 6/11, "When they came back"
-    # 10/24, "Long before that" 2/3, "Beyond all doubt" 2/4, "At first" 2/4 (docs/ltswap.md "Round five")
+    # 220): "During the long winter" 5/6, "Before long" 8/11, "Without warning" 11/19, "Back then" 6/11,
+    # "When they came back" 10/24, "Long before that" 2/3, "Beyond all doubt" 2/4, "At first" 2/4
+    # (docs/ltswap.md "Round five")
     "NN": (
         "At the end of the day the",
         "After a while the",

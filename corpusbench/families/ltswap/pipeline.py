@@ -107,6 +107,11 @@ class LLM(Protocol):
 FORCE_FORM = SUBTASKS  # what --force-form can guide
 
 
+def _names(value: str | Sequence[str]) -> tuple[str, ...]:
+    """A list option as given on the command line ("wordswap,inflswap") or in a spec (a list)."""
+    return tuple(x for x in value.split(",") if x) if isinstance(value, str) else tuple(value)
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LtswapParams:
     lang: str = "en"
@@ -195,13 +200,12 @@ class LtswapParams:
             raise ParamError("per_cell", f"must be a whole number of at least 1 (got {self.per_cell!r})")
         if self.agreement_cells not in ("length", "bin"):
             raise ParamError("agreement_cells", f"must be length or bin (got {self.agreement_cells!r})")
-        if isinstance(self.force_form, str):
-            object.__setattr__(self, "force_form", tuple(x for x in self.force_form.split(",") if x))
+        object.__setattr__(self, "force_form", _names(self.force_form))
         if bad := set(self.force_form) - set(FORCE_FORM):
             raise ParamError("force_form", f": unknown {sorted(bad)}; choose from {', '.join(FORCE_FORM)}")
-        if isinstance(self.fluent_first, str):
-            object.__setattr__(self, "fluent_first", tuple(x for x in self.fluent_first.split(",") if x))
-        object.__setattr__(self, "fluent_first", tuple(SUBTASK_ALIASES.get(s, s) for s in self.fluent_first))
+        object.__setattr__(
+            self, "fluent_first", tuple(SUBTASK_ALIASES.get(s, s) for s in _names(self.fluent_first))
+        )
         if bad := set(self.fluent_first) - set(SUBTASKS):
             raise ParamError("fluent_first", f": unknown {sorted(bad)}; choose from {', '.join(SUBTASKS)}")
         if self.frames not in FRAME_STYLES:
