@@ -155,9 +155,45 @@ def countable(pair: InflectionPair) -> bool:
     return sg < MASS_MIN_SINGULAR or pl >= MASS_MAX_PLURAL_SHARE * sg
 
 
+# plurals that also name one thing and then take a singular verb ("the works has closed", "a means is"),
+# so a swapped sentence can stay grammatical (#37 round six: a labeller rescued "The works has."); WordNet
+# cannot tell these from plural-only senses ("the days are"), so they are listed
+SINGULAR_READING_PLURALS = frozenset(
+    {
+        "works",
+        "means",
+        "series",
+        "species",
+        "news",
+        "headquarters",
+        "barracks",
+        "crossroads",
+        "gallows",
+        "whereabouts",
+        "innings",
+        "kennels",
+        "links",
+        "mews",
+        "politics",
+        "physics",
+        "mathematics",
+        "ethics",
+        "economics",
+        "athletics",
+        "statistics",
+        "tactics",
+    }
+)
+
+
+def number_marked(pair: InflectionPair) -> bool:
+    """False for a noun pair whose plural also has a singular reading (``SINGULAR_READING_PLURALS``)."""
+    return pair.pos != "NOUN" or not {pair.form1.lower(), pair.form2.lower()} & SINGULAR_READING_PLURALS
+
+
 def inflection_pairs(cands: Iterable[Candidate], nouns_only: bool = False) -> list[InflectionPair]:
     """Distinct unordered (form, other form of the same lemma) pairs, sorted by id; noun pairs only when
-    ``countable`` (a plural the corpus writes)."""
+    ``countable`` (a plural the corpus writes) and ``number_marked``."""
     pairs: dict[tuple[str, str, str, str], InflectionPair] = {}
     for c in cands:
         if nouns_only and c.pos != "NOUN":
@@ -180,7 +216,8 @@ def inflection_pairs(cands: Iterable[Candidate], nouns_only: bool = False) -> li
                     freq2=b.freq,
                     bin=ltswap_bin(min(a.freq, b.freq)),
                 )
-    return sorted((p for p in pairs.values() if countable(p)), key=lambda p: (p.bin, p.pos, p.id))
+    kept = (p for p in pairs.values() if countable(p) and number_marked(p))
+    return sorted(kept, key=lambda p: (p.bin, p.pos, p.id))
 
 
 def seeded_groups(

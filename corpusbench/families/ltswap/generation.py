@@ -141,7 +141,11 @@ ADJECTIVES = (
 # (no "soon"/"also": "Tomorrow we must soon ..", "Nobody wanted to also tell", #37). Round five: "never" and
 # "always" fit any verb; the manner and frequency adverbs made stilted sentences ("begged him to sometimes
 # sheathe his sword"): good sentences after a modal and an adverb were valid 31/36 with "never", 27/34 with
-# "always", 13/21 with the other eight (all labelled InflectionSwap pairs; docs/ltswap.md "Round five")
+# "always", 13/21 with the other eight (all labelled InflectionSwap pairs; docs/ltswap.md "Round five").
+# Round six: the adverb is the writer's choice, not forced. A forced one contradicted the opening ("Tomorrow
+# we must always furnish", "asked us to always inspire us"), and WordSwap drew the same sentence for a base
+# verb both subtasks use ("Nobody wanted to always smell the fresh flowers"); with the choice the writer
+# took none, and one blind labeller found WordSwap 37/60 pairs valid vs 32/60 (docs/ltswap.md "Round six")
 _ADV = "(never|always)"
 OPENINGS: dict[str, tuple[str, ...]] = {
     # WordSwap nouns: the noun opens the clause as its subject, so the writer must say something of it.
@@ -296,9 +300,9 @@ def opening(
 ) -> str:
     """The seeded opening (a regex) that comes before ``form``: one of ``OPENINGS`` (those whose words all
     occur in ``vocab``, when given and any do: a sentence must use only corpus words) by a hash of (seed,
-    form, tag), with a free adjective after a number-marking determiner (``marked``, nouns) or an adverb
-    after a modal (``marked`` base verbs), so that the word right before the target never gives its form
-    away; ``subject``: a ``marked`` noun opens the clause as its subject instead (``frames="subject"``)."""
+    form, tag), with a free adjective after a number-marking determiner (``marked``, nouns) or an optional
+    adverb after a modal (``marked`` base verbs); ``subject``: a ``marked`` noun opens the clause as its
+    subject instead (``frames="subject"``)."""
     import hashlib
 
     from corpusbench.families.ltswap.checks import oov_words
@@ -310,10 +314,10 @@ def opening(
         options = tuple(o for o in options if not oov_words(o.split(" "), vocab)) or options
     phrase = options[int(hashlib.sha256(f"{seed}:{form}:{tag}".encode()).hexdigest(), 16) % len(options)]
     adjs = [a for a in ADJECTIVES if vocab is None or not oov_words([a], vocab)] or list(ADJECTIVES)
-    # the adverb after a modal only where the word before the target must not give its form away
-    # (InflectionSwap, ``marked``): WordSwap swaps two base verbs, and a forced adverb made its sentences odd
-    # ("Tomorrow we must always portend a storm", "Only a fool would never envelop himself"; #37)
-    slot = f" ({'|'.join(adjs)})" if key.endswith("+") else f" {_ADV}" if tag == "VB" and marked else ""
+    # the adverb after a modal only for InflectionSwap (``marked``), and there the writer's choice: a forced
+    # one made sentences odd ("Tomorrow we must always portend a storm", "Only a fool would never envelop
+    # himself"; #37)
+    slot = f" ({'|'.join(adjs)})" if key.endswith("+") else f"( {_ADV})?" if tag == "VB" and marked else ""
     return re.escape(phrase).replace("\\ ", " ") + slot  # spaces stay plain for every regex engine
 
 

@@ -36,7 +36,10 @@ def test_varied_openings_are_seeded_and_keep_the_target_away_from_a_telling_word
     assert not re.fullmatch(rx, f"{det} heavens shone above us.")  # an adjective between determiner and noun
     rx = form_regex("purse", "NN", seed=0)
     assert rx.split(" purse")[0].endswith("the")  # "the", never a/an chosen by the target's first letter
-    assert re.search(r"\(never\|always\)", form_regex("mend", "VB", seed=0, marked=True))  # InflectionSwap
+    rx = form_regex("mend", "VB", seed=0, marked=True)  # InflectionSwap: an adverb if the writer wants one
+    modal = next(o for o in OPENINGS["VB"] if rx.startswith(o + "("))
+    assert re.fullmatch(rx, f"{modal} never mend the nets.") and re.fullmatch(rx, f"{modal} mend the nets.")
+    assert not re.fullmatch(rx, f"{modal} soon mend the nets.")
     assert "never" not in form_regex("mend", "VB", seed=0)  # WordSwap: none (#37: "must always portend")
     for tag in ("VBD", "VBZ"):  # a noun subject right before the verb, not a pronoun
         assert OPENINGS[tag][0].split(" ")[-1] not in ("he", "she", "it", "they")

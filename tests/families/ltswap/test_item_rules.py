@@ -1,6 +1,8 @@
 """Item rules of #37 round three: the writer's meaning (v7), countable nouns, sentences with a finite verb."""
 
-from corpusbench.families.ltswap.candidates import MASS_MIN_SINGULAR, countable
+from dataclasses import replace
+
+from corpusbench.families.ltswap.candidates import MASS_MIN_SINGULAR, countable, number_marked
 from corpusbench.families.ltswap.generation import Parsed, PosChecker, word_request
 from corpusbench.families.ltswap.lexicon import gloss
 from corpusbench.families.ltswap.records import InflectionPair
@@ -45,6 +47,13 @@ def test_a_noun_whose_plural_the_corpus_hardly_writes_is_not_countable():
         lemma="go", pos="VERB", form1="go", tag1="VB", freq1=500, form2="goes", tag2="VBZ", freq2=0, bin=0
     )
     assert countable(verb)
+
+
+def test_a_plural_that_also_names_one_thing_is_no_noun_pair():
+    works = replace(_noun_pair(30, 30), lemma="work", form1="work", form2="works")
+    assert not number_marked(works)  # "The works has." can be right (a factory)
+    assert number_marked(replace(works, lemma="day", form1="day", form2="days"))
+    assert number_marked(replace(works, pos="VERB", tag1="VB", tag2="VBZ"))  # a verb pair: "he works"
 
 
 def _parsed(text: str, word: str) -> Parsed:
