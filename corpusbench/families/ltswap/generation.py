@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from corpusbench.errors import ConfigError
 from corpusbench.families.ltswap import prompting
 from corpusbench.families.ltswap.agreement import check_agreement
-from corpusbench.families.ltswap.checks import check_sentence, detokenise, doubled_words, render
+from corpusbench.families.ltswap.checks import check_sentence, comma_splice, detokenise, doubled_words, render
 from corpusbench.families.ltswap.parsing import extract_pair, extract_sentence
 from corpusbench.families.ltswap.records import Candidate, InflectionPair, Parsed
 from corpusbench.llm.records import ChoiceRequest, GenRequest, GenResult, SamplingParams
@@ -281,6 +281,13 @@ OPENINGS: dict[str, tuple[str, ...]] = {
         "She soon grew weary of",
     ),
 }
+# Round seven (#37): openings retire in place. Taking one out of its list re-draws the opening of every form
+# of that tag (round six measured such a reshuffle at -8 to +5 valid pairs of 66 by itself), so a form whose
+# draw lands on a retired opening draws again among the others and every other form keeps its sentence. Out by
+# round five's rule (a good sentence named as the problem in >= 40% of >= 3 labelled sentences, each distinct
+# sentence counted once, its labellers' share; all opening sentences 23%): "The good priest taught them to"
+# 4.3 of 7, "For a moment the" 5.5 of 11, "His wife begged him to" 2.8 of 6 (docs/ltswap.md "Round seven")
+RETIRED = frozenset({"The good priest taught them to", "For a moment the", "His wife begged him to"})
 FRAME_STYLES = ("varied", "fixed", "subject")
 # ``frames="subject"`` (#37 round four): an InflectionSwap noun opens the clause as its subject after "the",
 # as a WordSwap noun does ("After a while the"), and an auxiliary that agrees with it comes right after, so
@@ -313,6 +320,8 @@ def opening(
     if vocab is not None:
         options = tuple(o for o in options if not oov_words(o.split(" "), vocab)) or options
     phrase = options[int(hashlib.sha256(f"{seed}:{form}:{tag}".encode()).hexdigest(), 16) % len(options)]
+    if phrase in RETIRED and (rest := [o for o in options if o not in RETIRED]):
+        phrase = rest[int(hashlib.sha256(f"{seed}:{form}:{tag}:again".encode()).hexdigest(), 16) % len(rest)]
     adjs = [a for a in ADJECTIVES if vocab is None or not oov_words([a], vocab)] or list(ADJECTIVES)
     # the adverb after a modal only for InflectionSwap (``marked``), and there the writer's choice: a forced
     # one made sentences odd ("Tomorrow we must always portend a storm", "Only a fool would never envelop
@@ -590,6 +599,8 @@ def word_outcome(
         return Outcome("parsed", verdict.reason, words=verdict.words)
     if doubled := doubled_words(text, lang):  # a word of the opening written again (#37)
         return Outcome("parsed", "doubled_word", words=doubled)
+    if comma_splice(text, lang):
+        return Outcome("parsed", "comma_splice")
     return Outcome("checked", parsed=parsed)
 
 

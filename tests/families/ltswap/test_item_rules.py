@@ -3,6 +3,7 @@
 from dataclasses import replace
 
 from corpusbench.families.ltswap.candidates import MASS_MIN_SINGULAR, countable, number_marked
+from corpusbench.families.ltswap.checks import comma_splice
 from corpusbench.families.ltswap.generation import Parsed, PosChecker, word_request
 from corpusbench.families.ltswap.lexicon import gloss
 from corpusbench.families.ltswap.records import InflectionPair
@@ -77,3 +78,27 @@ def test_a_sentence_without_a_finite_verb_fails_the_check():
     ]
     assert checker.reasons([(sentence, "VERB")]) == ["wrong_pos"]
     assert checker.check([(fragment, "NOUN"), (sentence, "NOUN")]) == [False, True]
+
+
+def test_two_clauses_joined_by_a_bare_comma_are_a_splice():
+    assert comma_splice("Just then the lament of the old man, he fell asleep.")
+    assert comma_splice("Even then the ale was cold, the guests were still drinking.")
+    assert not comma_splice("Even then the ale was cold, and the guests were still drinking.")
+    assert not comma_splice("Then the king, tired and old, sat down by the fire.")
+    assert comma_splice("After supper, she mended the coat.")  # the openings put no phrase before a comma
+    assert not comma_splice("Le roi dort, il rêve.", "fr")  # English only
+
+
+def test_a_retired_opening_is_drawn_again_and_no_other_form_moves():
+    from corpusbench.families.ltswap import generation as g
+
+    forms = [f"w{i}" for i in range(80)]
+    now = {f: g.opening(f, "VB", 0) for f in forms}
+    assert not any(o.startswith(tuple(g.RETIRED)) for o in now.values())
+    try:
+        g.RETIRED, kept = frozenset(), g.RETIRED
+        before = {f: g.opening(f, "VB", 0) for f in forms}
+    finally:
+        g.RETIRED = kept
+    moved = {f for f in forms if now[f] != before[f]}
+    assert moved and moved == {f for f in forms if before[f].startswith(tuple(kept))}
