@@ -5,6 +5,7 @@ A ``Draft`` is a quadruplet before the LLM filter: two checked sentences with th
 
 from __future__ import annotations
 
+import hashlib
 import random
 import re
 from collections.abc import Mapping, Sequence
@@ -297,6 +298,11 @@ FRAME_STYLES = ("varied", "fixed", "subject")
 AGREEING = {"NN": "(is|was|has|seems)", "NNS": "(are|were|have|seem)"}
 
 
+def _seeded(key: str) -> int:
+    """A stable draw for ``key`` (the same on every machine and run; Python's ``hash`` is salted)."""
+    return int(hashlib.sha256(key.encode()).hexdigest(), 16)
+
+
 def opening(
     form: str,
     tag: str,
@@ -310,8 +316,6 @@ def opening(
     form, tag), with a free adjective after a number-marking determiner (``marked``, nouns) or an optional
     adverb after a modal (``marked`` base verbs); ``subject``: a ``marked`` noun opens the clause as its
     subject instead (``frames="subject"``)."""
-    import hashlib
-
     from corpusbench.families.ltswap.checks import oov_words
 
     noun = tag in NOUN_TAGS_PTB[:2]
@@ -319,9 +323,9 @@ def opening(
     options = OPENINGS[key]
     if vocab is not None:
         options = tuple(o for o in options if not oov_words(o.split(" "), vocab)) or options
-    phrase = options[int(hashlib.sha256(f"{seed}:{form}:{tag}".encode()).hexdigest(), 16) % len(options)]
+    phrase = options[_seeded(f"{seed}:{form}:{tag}") % len(options)]
     if phrase in RETIRED and (rest := [o for o in options if o not in RETIRED]):
-        phrase = rest[int(hashlib.sha256(f"{seed}:{form}:{tag}:again".encode()).hexdigest(), 16) % len(rest)]
+        phrase = rest[_seeded(f"{seed}:{form}:{tag}:again") % len(rest)]
     adjs = [a for a in ADJECTIVES if vocab is None or not oov_words([a], vocab)] or list(ADJECTIVES)
     # the adverb after a modal only for InflectionSwap (``marked``), and there the writer's choice: a forced
     # one made sentences odd ("Tomorrow we must always portend a storm", "Only a fool would never envelop
@@ -376,9 +380,7 @@ def sv_verb(
     """The (singular, plural) verb of a subject-verb item: a class (is/are, was/were, has/have, a lexical
     verb) and a verb in it by a seeded hash of (seed, pair, rule, sample); verbs the corpus lacks are
     left out (``vocab``)."""
-    import hashlib
-
-    h = int(hashlib.sha256(f"{seed}:sv:{pair_id}:{rule}:{sample}".encode()).hexdigest(), 16)
+    h = _seeded(f"{seed}:sv:{pair_id}:{rule}:{sample}")
     ok = [
         c
         for c in (
