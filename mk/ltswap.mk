@@ -39,17 +39,20 @@ $(JUDGE_MODEL_DIR)/config.json: $(STAMP) corpusbench/assets/judge_model.py corpu
 # never a DET item. Round five (docs/ltswap.md "Round five"): the 12 openings labellers found stilted most
 # often are out, and the adverb after a modal is never/always. Round six (docs/ltswap.md "Round six"): the
 # adverb is optional, plurals with a singular reading ("works") are no noun pairs. Round seven: three
-# openings retired in place, comma splices dropped. Measured (2026-11-28, the shared vLLM CPU server): 1,299
-# requests, 7,013 generated tokens, kept 30 / 33 / 33 (3 in each of the 32 cells); pairs valid (the card's
-# labels) 65% / 70% / 92%. Round six: 1,255 requests, 6,600 tokens. Round five: 1,300 requests, 7,096 tokens. Round
+# openings retired in place, comma splices dropped (1,299 requests, 7,013 tokens; pairs valid 65% / 70% / 92%).
+# Round eight (docs/ltswap.md "Round eight"): human-filtered, --drop-labelled benchmarks/data/ltswap_validity
+# (a draft with a pair any labeller marked not valid is replaced; ceilings wordswap=14,inflswap=12 so that
+# every cell still fills). Measured (2026-11-28, the shared vLLM CPU server): 1,836 requests, 11,118 generated
+# tokens, kept 30 / 33 / 33 (3 in each of the 32 cells); pairs valid by audit labels the filter never reads
+# (benchmarks/data/ltswap_validity/audit/) 80% / 100% / 100%. Round six: 1,255 requests, 6,600 tokens. Round five: 1,300 requests, 7,096 tokens. Round
 # four: 1,147 requests, 6,703 tokens. Round three: 955 requests,
 # 7,583 tokens; round
 # two 947, 7,208; the 2026-11-27 openings: 806, 5,399; before #37 (2026-11-26, cold, 2 AVX2 cores): 7.9
 # min, 698 requests, 3,679 tokens.
-LTSWAP_DEMO_ARGS ?= --per-cell 3 --agreement-cells bin --max-per-bin wordswap=12,inflswap=8,agrswap=6 \
+LTSWAP_DEMO_ARGS ?= --per-cell 3 --agreement-cells bin --max-per-bin wordswap=14,inflswap=12,agrswap=6 \
 	--pairs-per-word 2 --rules SVSHORT,SVLONG,DET --agreement-samples 1 --no-confirm-inflections \
 	--writer-prompt v5 --force-form wordswap,inflswap,agrswap --rewrites 1 --wordswap-rule lm --wordswap-threshold 7 \
-	--frames subject
+	--frames subject --drop-labelled benchmarks/data/ltswap_validity
 
 DEMO_TARGETS += vllm-venv judge-model
 DEMO_STEPS += $(PY) -m corpusbench ltswap build $(DATA)/default --stats out/demo/stats --out out/demo/ltswap \

@@ -6,7 +6,7 @@ records every reject with its reason and the raw reply.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from corpusbench.families.ltswap.checks import render, swap_shortcut, token_spans
@@ -201,6 +201,32 @@ def drop_shortcuts(drafts: Sequence[Draft], lang: str, funnel: Funnel, rejects: 
             funnel.drop(d.subtask, d.bin, why)
             rejects.append(
                 {"subtask": d.subtask, "item": f"{d.w1}~{d.w2}:{d.rule}", "reason": why, "reply": d.p1.text}
+            )
+        else:
+            kept.append(d)
+    return kept
+
+
+def drop_labelled(
+    drafts: Sequence[Draft], not_valid: Collection[tuple[str, str]], funnel: Funnel, rejects: Rejects
+) -> list[Draft]:
+    """The drafts neither of whose minimal pairs (good, bad sentence) is in ``not_valid``, the pairs a
+    labeller marked marginal or invalid (``--drop-labelled``); the others are dropped before the judge,
+    counted as ``labelled_not_valid``, so their cell draws a replacement."""
+    if not not_valid:
+        return list(drafts)
+    kept = []
+    for d in drafts:
+        pairs = ((render(d.p1, d.w1), render(d.p1, d.w2)), (render(d.p2, d.w2), render(d.p2, d.w1)))
+        if any(p in not_valid for p in pairs):
+            funnel.drop(d.subtask, d.bin, "labelled_not_valid")
+            rejects.append(
+                {
+                    "subtask": d.subtask,
+                    "item": f"{d.w1}~{d.w2}:{d.rule}",
+                    "reason": "labelled_not_valid",
+                    "reply": d.p1.text,
+                }
             )
         else:
             kept.append(d)

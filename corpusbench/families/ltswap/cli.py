@@ -16,7 +16,7 @@ from rich.table import Table
 
 from corpusbench.console import make_console
 from corpusbench.errors import ConfigError, option_names
-from corpusbench.families.ltswap.params import LtswapFamilyParams, run_params
+from corpusbench.families.ltswap.params import LtswapFamilyParams, labelled_filter, run_params
 from corpusbench.llm.api import DEFAULT_BACKEND, DEFAULT_RETRIES, DEFAULT_TIMEOUT
 from corpusbench.llm.options import (
     LLMApiKey,
@@ -106,6 +106,7 @@ def ltswap(
     plan_only, lang, batch_size = p.plan, p.lang, p.batch_size
     with option_names():  # a bad value names its option (--per-cell)
         params = run_params(p)
+        labelled = labelled_filter(p)
     from corpusbench.families.ltswap.session import corpus_stats, open_run_llm
 
     options = _llm_options(llm_timeout, llm_retries, max_llm_failures, api_key, trust_remote_code)
@@ -133,7 +134,7 @@ def ltswap(
             priced = price(plan, llm, params, progress)
             served = llm.describe().get("model")
         else:
-            result = run_ltswap(st, llm, params, out, progress, plan)
+            result = run_ltswap(st, llm, params, out, progress, plan, labelled)
     if plan_only:
         _print_plan(priced, params, plan, served, cache or out / "llm-cache.sqlite")
         return

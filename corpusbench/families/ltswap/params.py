@@ -14,9 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from corpusbench.errors import ConfigError, ParamError
+from corpusbench.errors import ConfigError, InputError, ParamError
 from corpusbench.families.ltswap.prompting import DEFAULT_WRITER
 from corpusbench.families.ltswap.records import AGREEMENT_RULES, SUBTASKS
 from corpusbench.llm.api import DEFAULT_RETRIES, DEFAULT_TIMEOUT
@@ -203,6 +204,16 @@ class LtswapFamilyParams:
         cli_type=str,
         cli_default="",
     )
+    drop_labelled: tuple[str, ...] = param(
+        (),
+        help="Label files or folders (JSON lines as in benchmarks/data/ltswap_validity, comma-separated; a "
+        "spec's paths are relative to it): a draft with a minimal pair any labeller marked marginal or "
+        "invalid is dropped before the judge and its cell draws a replacement (funnel reason "
+        "labelled_not_valid; the card names the files and counts no label it used).",
+        cli_type=str,
+        cli_default="",
+        from_cli=lambda v: tuple(x for x in v.split(",") if x),
+    )
     batch_size: int = param(8, help="transformers backend: prompts per batch.")
     # the release's own keys; those with an ``option`` are the command's own run arguments (--stats) and
     # shared --llm-* options (corpusbench.llm.options), not generated from these fields
@@ -260,6 +271,20 @@ def run_params(p: Any) -> Any:
     from corpusbench.families.ltswap.pipeline import LtswapParams
 
     return LtswapParams(**{k: getattr(p, k) for k in RUN_FIELDS})
+
+
+def labelled_filter(p: Any, resolve: Any = Path) -> Any:
+    """The run's human filter (``validity.LabelFilter``) from ``drop_labelled``, each path through
+    ``resolve``; None when no file is named."""
+    from corpusbench.families.ltswap.validity import label_filter
+
+    paths = list(p.drop_labelled)
+    if not paths:
+        return None
+    try:
+        return label_filter(resolve(x) for x in paths)
+    except InputError as e:
+        raise ParamError("drop_labelled", f": {e}") from None
 
 
 def llm_options(p: Any) -> Any:

@@ -26,6 +26,7 @@ from corpusbench.families.ltswap.assembly import (
     WordKey,
     agrswap_drafts,
     contrast_drafts,
+    drop_labelled,
     drop_shortcuts,
     inflswap_drafts,
     rewrite_keys,
@@ -80,6 +81,7 @@ from corpusbench.families.ltswap.records import (
     InflectionPair,
     Quadruplet,
 )
+from corpusbench.families.ltswap.validity import LabelFilter
 from corpusbench.llm.records import (
     ChoiceRequest,
     ChoiceResult,
@@ -414,20 +416,23 @@ def run_ltswap(
     out: str | Path,
     progress: Progress | None = None,
     plan: LtswapPlan | None = None,
+    labelled: LabelFilter | None = None,
 ) -> LtswapResult:
     """Build the three LT-Swap subtasks from ``stats`` with ``llm``; write them to ``out``.
 
     ``plan``: ``plan_ltswap(stats, params)`` when the caller made it already (before opening ``llm``).
+    ``labelled``: drafts with a minimal pair a labeller marked not valid are dropped and replaced.
     With ``params.per_cell`` the run goes in rounds (cells.py); each round re-runs the whole pass over
     a larger draw, its earlier answers coming from the cache."""
     t0 = time.perf_counter()
     out = Path(out)
     plan = plan or plan_ltswap(stats, params, progress)
     drafted: dict[str, int] = {}
-    attempt = _attempt(plan, llm, params, plan.words, plan.infl, plan.agr, progress, drafted)
+    first = (plan.words, plan.infl, plan.agr)
+    attempt = _attempt(plan, llm, params, *first, progress, drafted, labelled=labelled)
     cell_reports, rounds = None, []
     if params.per_cell is not None:
-        attempt, cell_reports, rounds = _fill_cells(plan, llm, params, attempt, progress, drafted)
+        attempt, cell_reports, rounds = _fill_cells(plan, llm, params, attempt, progress, drafted, labelled)
     quads, funnel, rejects, rule = attempt.quads, attempt.funnel, attempt.rejects, attempt.rule
     meta = manifest(
         stats=stats,
@@ -441,6 +446,8 @@ def run_ltswap(
         quads=quads,
         seconds=time.perf_counter() - t0,
     )
+    if labelled is not None:
+        meta["labelled"] = labelled.describe()
     if cell_reports is not None:
         meta["cells"] = [c.as_dict() for c in cell_reports]
         meta["rounds"] = rounds
@@ -465,6 +472,7 @@ def _fill_cells(
     attempt: Attempt,
     progress: Progress | None,
     drafted: dict[str, int],
+    labelled: LabelFilter | None = None,
 ) -> tuple[Attempt, list[cellmod.CellReport], list[dict[str, Any]]]:
     """Rounds of larger draws for the cells still short of ``params.per_cell`` (cells.py)."""
     assert params.per_cell is not None
@@ -509,7 +517,8 @@ def _fill_cells(
         if not cellmod.grew(counts, nxt):
             break
         counts = nxt
-        attempt = _attempt(plan, llm, params, *draw(plan.pools, counts), progress, drafted, len(rounds) + 1)
+        words, infl, agr = draw(plan.pools, counts)
+        attempt = _attempt(plan, llm, params, words, infl, agr, progress, drafted, len(rounds) + 1, labelled)
         record(attempt)
     cells = cellmod.reports(state(len(rounds)))
     return attempt, cells, rounds
@@ -601,6 +610,7 @@ def _attempt(
     progress: Progress | None,
     drafted: dict[str, int] | None = None,
     round_no: int = 1,
+    labelled: LabelFilter | None = None,
 ) -> Attempt:
     """Confirmation, generation, checks, pairing and the LLM filter over one draw (no files).
     ``drafted``: the run's drafts so far and the round each first appeared in (updated here)."""
@@ -723,6 +733,8 @@ def _attempt(
     drafts += inflswap_drafts(infl, outcomes, raw, params.lang, funnel, rejects)
     drafts += agrswap_drafts(agr_items, results, vocab, params.lang, funnel, rejects, guided_agr)
     drafts = drop_shortcuts(drafts, params.lang, funnel, rejects)  # answers needing no knowledge of the word
+    if labelled is not None:  # pairs a person marked not valid (--drop-labelled): replaced, never judged
+        drafts = drop_labelled(drafts, labelled.not_valid, funnel, rejects)
 
     # the LLM filter: 4 prompts per draft under the run's rule
     nonce = pick_nonce(params.nonce, vocab)

@@ -86,9 +86,14 @@ _DEFAULTS = {"rewrites": 0, "frames": "fixed"}  # parameters added since runs we
 
 
 def why_not_reused(
-    manifest: dict[str, Any] | None, params: dict[str, Any], corpus: dict[str, Any], model: str
+    manifest: dict[str, Any] | None,
+    params: dict[str, Any],
+    corpus: dict[str, Any],
+    model: str,
+    labelled: str | None = None,
 ) -> str | None:
-    """Why a finished run (its ``manifest``) cannot stand for this build's run; None: it can."""
+    """Why a finished run (its ``manifest``) cannot stand for this build's run; None: it can.
+    ``labelled``: the sha256 of the build's human filter (``drop_labelled``), None without one."""
     if manifest is None:
         return "no manifest.json there (not a finished `corpusbench ltswap build` run)"
     failures = (manifest.get("llm_report") or {}).get("failures") or 0
@@ -104,6 +109,9 @@ def why_not_reused(
     if (ran_corpus := (manifest.get("corpus") or {}).get("fingerprint")) != corpus:
         short = [str((fp or {}).get("sha256", fp))[:12] for fp in (corpus, ran_corpus)]
         diffs.append(f"the corpus differs (fingerprint: spec {short[0]}, run {short[1]})")
+    if (ran_labelled := (manifest.get("labelled") or {}).get("sha256")) != labelled:
+        short = [str(x)[:12] if x else "none" for x in (labelled, ran_labelled)]
+        diffs.append(f"the drop_labelled filter differs (sha256: spec {short[0]}, run {short[1]})")
     if (run_model := (manifest.get("llm") or {}).get("model")) != model:
         diffs.append(f"llm.model differs (spec {_show(model)}, run {_show(run_model)})")
     return "; ".join(diffs) or None
@@ -126,10 +134,12 @@ def _run(ctx: GeneratorContext, own: Any, params: Any, run_dir: Path) -> dict[st
     stats = corpus_stats(ctx.corpus.path, stats_dir, ctx.work_dir, params.lang, say=ctx.log)
     model = _model(ctx)
     wanted = json.loads(json.dumps(params.as_dict()))
+    labelled = ltswap_params.labelled_filter(own, ctx.resolve_path)
+    digest = labelled.digest if labelled is not None else None
 
     def why_not(folder: Path) -> tuple[dict[str, Any] | None, str | None]:
         m = read_json(folder / "manifest.json") if (folder / "manifest.json").is_file() else None
-        return m, why_not_reused(m, wanted, stats.fingerprint, served_name(model))
+        return m, why_not_reused(m, wanted, stats.fingerprint, served_name(model), digest)
 
     def say(msg: str) -> None:  # the build's status line is transient: reuse decisions stay on stderr
         ctx.log(msg)
@@ -171,7 +181,7 @@ def _run(ctx: GeneratorContext, own: Any, params: Any, run_dir: Path) -> dict[st
         say=ctx.log,
         options=ltswap_params.llm_options(own),
     ) as llm:
-        result = run_ltswap(stats, llm, params, run_dir, plan=plan)
+        result = run_ltswap(stats, llm, params, run_dir, plan=plan, labelled=labelled)
     return result.manifest
 
 
@@ -302,6 +312,27 @@ def filter_line(meta: dict[str, Any], sub: str) -> str:
             "(not the paper's feasibility game)."
         )
     return line
+
+
+def labelled_line(meta: dict[str, Any], sub: str) -> str:
+    """The human filter (``drop_labelled``): this subtask's drafts it dropped, and from which files."""
+    labelled = meta.get("labelled")
+    if not labelled:
+        return ""
+    n = sum(
+        r["count"]
+        for r in meta.get("drop_reasons") or ()
+        if r["subtask"] == sub and r["reason"] == "labelled_not_valid"
+    )
+    names = [f"`{f['file']}`" for f in labelled["files"]]
+    files = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    return (
+        f"Human filter: {n} draft(s) of this subtask had a minimal pair that a labeller had marked marginal "
+        "or invalid, and were dropped before the judge and replaced by new drafts "
+        f"({labelled['pairs_not_valid']} such pairs in {len(labelled['files'])} label file(s): {files}; "
+        f"sha256 of the pairs `{labelled['sha256'][:12]}`). Labels the filter used say nothing about the "
+        "kept items: only labels it did not use measure them."
+    )
 
 
 def pair_rows(quads: pd.DataFrame, prefix: bool) -> pd.DataFrame:
@@ -440,6 +471,7 @@ def _configs(ctx: GeneratorContext, own: Any, run_dir: Path, meta: dict[str, Any
                             bins_markdown(meta, sub, bins, clusters_per_bin(table)),
                             _judge_markdown(meta, judge, sub),
                             filter_line(meta, sub),
+                            labelled_line(meta, sub),
                             cells_markdown(meta, sub),
                         )
                         if x

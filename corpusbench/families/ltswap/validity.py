@@ -9,12 +9,17 @@ reason for any label that is not ``valid``) and ``keep`` (both pairs valid), so 
 
 ``validity_report`` gives per source and subtask: pairs, valid pairs, their share with a 95% Wilson
 interval, marginal and invalid pairs, and quadruplets valid in both pairs.
+
+``label_filter`` turns label files into the build's human filter (``ltswap build --drop-labelled``): the
+minimal pairs any labeller marked marginal or invalid, which the build drops and replaces.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +64,43 @@ def read_labels(paths: Iterable[Path]) -> list[dict[str, Any]]:
     if not rows:
         raise InputError("no labelled items in " + ", ".join(str(p) for p in paths))
     return rows
+
+
+@dataclass(frozen=True, slots=True)
+class LabelFilter:
+    """The minimal pairs (good, bad sentence) a labeller marked not valid, and the files they came from."""
+
+    not_valid: frozenset[tuple[str, str]]
+    files: tuple[dict[str, str], ...]  # {"file": name, "sha256": digest} per label file read
+
+    @property
+    def digest(self) -> str:
+        """sha256 of the sorted not-valid pairs: what the filter does, whatever the files are called."""
+        text = "\n".join(f"{g}\t{b}" for g, b in sorted(self.not_valid))
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+    def describe(self) -> dict[str, object]:
+        return {"files": list(self.files), "pairs_not_valid": len(self.not_valid), "sha256": self.digest}
+
+
+def label_filter(paths: Iterable[str | Path]) -> LabelFilter:
+    """The build's human filter from label files or folders (``read_labels``): a minimal pair is out
+    when *any* labeller marked it marginal or invalid (the card's all-must-agree rule, read backwards)."""
+    paths = [Path(p) for p in paths]
+    rows = read_labels(paths)
+    bad = {
+        (r[f"s{n}_good"], r[f"s{n}_bad"])
+        for r in rows
+        for n, label in ((1, r["labels"][0]), (2, r["labels"][1]))
+        if label != "valid"
+    }
+    files = sorted({r["_where"].rsplit(":", 1)[0] for r in rows})
+    return LabelFilter(
+        frozenset(bad),
+        tuple(
+            {"file": Path(f).name, "sha256": hashlib.sha256(Path(f).read_bytes()).hexdigest()} for f in files
+        ),
+    )
 
 
 def _cell(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
