@@ -6,10 +6,11 @@ records every reject with its reason and the raw reply.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 from corpusbench.families.ltswap.checks import render, swap_shortcut, token_spans
+from corpusbench.families.ltswap.filtering import good_bad
 from corpusbench.families.ltswap.funnel import Funnel
 from corpusbench.families.ltswap.generation import Draft, Outcome, agreement_outcome, pair_words
 from corpusbench.families.ltswap.records import Candidate, InflectionPair
@@ -194,17 +195,11 @@ def drop_shortcuts(drafts: Sequence[Draft], lang: str, funnel: Funnel, rejects: 
     """The drafts whose two minimal pairs need knowledge of the words: a draft where either pair can be
     told apart without it (``checks.swap_shortcut``: an a/an leak, a second changed token, identical
     sentences) is dropped before the judge, counted under that reason."""
-    kept = []
-    for d in drafts:
-        why = swap_shortcut(d.p1, d.w1, d.w2, lang) or swap_shortcut(d.p2, d.w2, d.w1, lang)
-        if why:
-            funnel.drop(d.subtask, d.bin, why)
-            rejects.append(
-                {"subtask": d.subtask, "item": f"{d.w1}~{d.w2}:{d.rule}", "reason": why, "reply": d.p1.text}
-            )
-        else:
-            kept.append(d)
-    return kept
+
+    def why(d: Draft) -> str:
+        return swap_shortcut(d.p1, d.w1, d.w2, lang) or swap_shortcut(d.p2, d.w2, d.w1, lang)
+
+    return _drop_where(drafts, why, funnel, rejects)
 
 
 def drop_labelled(
@@ -215,19 +210,25 @@ def drop_labelled(
     counted as ``labelled_not_valid``, so their cell draws a replacement."""
     if not not_valid:
         return list(drafts)
+
+    def why(d: Draft) -> str:
+        s1, s2, b1, b2 = good_bad(d)
+        return "labelled_not_valid" if (s1, b1) in not_valid or (s2, b2) in not_valid else ""
+
+    return _drop_where(drafts, why, funnel, rejects)
+
+
+def _drop_where(
+    drafts: Sequence[Draft], why: Callable[[Draft], str], funnel: Funnel, rejects: Rejects
+) -> list[Draft]:
+    """The drafts ``why`` finds nothing against; each other one is counted under its reason and recorded."""
     kept = []
     for d in drafts:
-        pairs = ((render(d.p1, d.w1), render(d.p1, d.w2)), (render(d.p2, d.w2), render(d.p2, d.w1)))
-        if any(p in not_valid for p in pairs):
-            funnel.drop(d.subtask, d.bin, "labelled_not_valid")
-            rejects.append(
-                {
-                    "subtask": d.subtask,
-                    "item": f"{d.w1}~{d.w2}:{d.rule}",
-                    "reason": "labelled_not_valid",
-                    "reply": d.p1.text,
-                }
-            )
+        reason = why(d)
+        if reason:
+            funnel.drop(d.subtask, d.bin, reason)
+            item = f"{d.w1}~{d.w2}:{d.rule}"
+            rejects.append({"subtask": d.subtask, "item": item, "reason": reason, "reply": d.p1.text})
         else:
             kept.append(d)
     return kept
