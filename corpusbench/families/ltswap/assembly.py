@@ -43,8 +43,10 @@ def wordswap_drafts(
     lang: str,
     funnel: Funnel,
     rejects: Rejects,
+    first: Sequence[tuple[str, str]] = (),
 ) -> list[Draft]:
-    """Checked words, paired by seeded matchings within (bin, tag)."""
+    """Checked words, paired by seeded matchings within (bin, tag), the ``first`` (word 1, word 2) pairs
+    before them (``--labelled-first``)."""
     groups: dict[tuple[int, str], list[Candidate]] = {}
     parsed = {}
     for w in words:
@@ -55,7 +57,7 @@ def wordswap_drafts(
             parsed[w.form] = o.parsed
     drafts: list[Draft] = []
     for (b, _), members in sorted(groups.items()):
-        pairs, rejected = pair_words(members, parsed, rounds, seed, lang)  # type: ignore[arg-type]
+        pairs, rejected = pair_words(members, parsed, rounds, seed, lang, first)  # type: ignore[arg-type]
         if rejected:
             funnel.drop("wordswap", b, "pair_overlap", rejected)
         funnel.add("wordswap", b, "paired", len(pairs))

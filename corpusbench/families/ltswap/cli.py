@@ -114,7 +114,8 @@ def ltswap(
     st = corpus_stats(corpus, stats, out, lang, workers, say=console.print)
     with contextlib.ExitStack() as stack:
         progress = stack.enter_context(LLMProgress(err, "ltswap plan" if plan_only else "ltswap build"))
-        plan = plan_ltswap(st, params, progress)  # unreadable stats fail here, before OUT gets a cache
+        # unreadable stats fail here, before OUT gets a cache
+        plan = plan_ltswap(st, params, progress, labelled)
         llm = stack.enter_context(
             open_run_llm(
                 backend=llm_backend,

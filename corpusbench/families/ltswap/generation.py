@@ -647,9 +647,15 @@ def agreement_outcome(
 
 # ---- WordSwap pairing -------------------------------------------------------------------------
 def pair_words(
-    words: Sequence[Candidate], parsed: Mapping[str, Parsed], rounds: int, seed: int, lang: str
+    words: Sequence[Candidate],
+    parsed: Mapping[str, Parsed],
+    rounds: int,
+    seed: int,
+    lang: str,
+    first: Sequence[tuple[str, str]] = (),
 ) -> tuple[list[Draft], int]:
-    """Seeded random matchings within one (bin, tag) group: each round pairs every word at most once.
+    """Seeded random matchings within one (bin, tag) group: each round pairs every word at most once;
+    the ``first`` (word 1, word 2) pairs whose two words are here come before them (labelled pairs).
 
     Returns the drafts, and the number of pairs rejected because a word occurs in the other sentence
     or both sentences are the same frame (then S1* would equal S2).
@@ -658,9 +664,30 @@ def pair_words(
 
     toks = {w.form: {t.lower() for t, _, _ in token_spans(parsed[w.form].text, lang)} for w in words}
     members = sorted(words, key=lambda w: w.form)
+    by_form = {w.form: w for w in members}
     seen: set[tuple[str, str]] = set()
     drafts: list[Draft] = []
     rejected = 0
+
+    def pair(a: Candidate, b: Candidate) -> None:
+        nonlocal rejected
+        key = tuple(sorted((a.form, b.form)))
+        if key in seen or a.lemma == b.lemma:
+            return
+        seen.add(key)  # type: ignore[arg-type]
+        w1, w2 = sorted((a, b), key=lambda w: w.form)
+        if (
+            b.form in toks[a.form]
+            or a.form in toks[b.form]
+            or render(parsed[w1.form], "x").lower() == render(parsed[w2.form], "x").lower()
+        ):
+            rejected += 1  # a word in the other sentence, or the same sentence frame twice
+            return
+        drafts.append(Draft.of_words(w1, w2, parsed[w1.form], parsed[w2.form]))
+
+    for f1, f2 in first:
+        if f1 in by_form and f2 in by_form:
+            pair(by_form[f1], by_form[f2])
     rng = random.Random(
         f"{seed}:pairs:{members[0].bin if members else 0}:{members[0].tag if members else ''}"
     )
@@ -668,19 +695,7 @@ def pair_words(
         order = list(members)
         rng.shuffle(order)
         for a, b in zip(order[0::2], order[1::2], strict=False):
-            key = tuple(sorted((a.form, b.form)))
-            if key in seen or a.lemma == b.lemma:
-                continue
-            seen.add(key)  # type: ignore[arg-type]
-            w1, w2 = sorted((a, b), key=lambda w: w.form)
-            if (
-                b.form in toks[a.form]
-                or a.form in toks[b.form]
-                or render(parsed[w1.form], "x").lower() == render(parsed[w2.form], "x").lower()
-            ):
-                rejected += 1  # a word in the other sentence, or the same sentence frame twice
-                continue
-            drafts.append(Draft.of_words(w1, w2, parsed[w1.form], parsed[w2.form]))
+            pair(a, b)
     return drafts, rejected
 
 

@@ -214,6 +214,15 @@ class LtswapFamilyParams:
         cli_default="",
         from_cli=lambda v: tuple(x for x in v.split(",") if x),
     )
+    labelled_first: tuple[str, ...] = param(
+        (),
+        help="With --drop-labelled: these subtasks (comma-separated) draw the words of quadruplets labellers "
+        "approved (both pairs valid, none marked otherwise) first, pair them as labelled and judge the "
+        "drafts whose two pairs were approved before any other in their cell; the judge still decides, "
+        "and the card counts the kept items labellers had approved.",
+        cli_type=str,
+        cli_default="",
+    )
     batch_size: int = param(8, help="transformers backend: prompts per batch.")
     # the release's own keys; those with an ``option`` are the command's own run arguments (--stats) and
     # shared --llm-* options (corpusbench.llm.options), not generated from these fields
@@ -261,7 +270,7 @@ RUN_FIELDS = (
     "lang", "seed", "max_per_bin", "subtasks", "rules", "pairs_per_word", "agreement_samples",
     "agreement_temperature", "max_tokens", "writer_prompt", "check_pos", "confirm_inflections", "nonce",
     "llm_filter", "filter_rule", "filter_threshold", "wordswap_threshold", "wordswap_rule", "per_cell",
-    "agreement_cells", "force_form", "frames", "rewrites", "fluent_first",
+    "agreement_cells", "force_form", "frames", "rewrites", "fluent_first", "labelled_first",
 )  # fmt: skip
 
 
@@ -280,6 +289,8 @@ def labelled_filter(p: Any, resolve: Any = Path) -> Any:
 
     paths = list(p.drop_labelled)
     if not paths:
+        if p.labelled_first:
+            raise ParamError("labelled_first", ": needs label files (drop_labelled, --drop-labelled)")
         return None
     try:
         return label_filter(resolve(x) for x in paths)

@@ -44,6 +44,7 @@ from corpusbench.families.ltswap.filtering import (
     best_first,
     draft_item,
     draft_key,
+    good_bad,
     judge_order,
     judge_to_fill,
     pick_nonce,
@@ -55,6 +56,7 @@ from corpusbench.families.ltswap.filtering import (
 from corpusbench.families.ltswap.funnel import Funnel
 from corpusbench.families.ltswap.generation import (
     FRAME_STYLES,
+    Draft,
     Outcome,
     PosChecker,
     agreement_request,
@@ -156,6 +158,8 @@ class LtswapParams:
     # a cell's drafts of these subtasks are judged most fluent first (filtering.best_first; #37 round five):
     # the smaller per-word log-prob of the two good sentences under the judge model, after round and lemma
     fluent_first: tuple[str, ...] = ()
+    # these subtasks draw, pair and judge what labellers approved first (the build's ``labelled`` filter)
+    labelled_first: tuple[str, ...] = ()
 
     def rule(self) -> FilterRule:
         """The judge's rule: ``filter_rule`` at ``filter_threshold``; WordSwap by ``wordswap_rule`` at
@@ -205,11 +209,11 @@ class LtswapParams:
         object.__setattr__(self, "force_form", _names(self.force_form))
         if bad := set(self.force_form) - set(FORCE_FORM):
             raise ParamError("force_form", f": unknown {sorted(bad)}; choose from {', '.join(FORCE_FORM)}")
-        object.__setattr__(
-            self, "fluent_first", tuple(SUBTASK_ALIASES.get(s, s) for s in _names(self.fluent_first))
-        )
-        if bad := set(self.fluent_first) - set(SUBTASKS):
-            raise ParamError("fluent_first", f": unknown {sorted(bad)}; choose from {', '.join(SUBTASKS)}")
+        for name in ("fluent_first", "labelled_first"):
+            names = tuple(SUBTASK_ALIASES.get(s, s) for s in _names(getattr(self, name)))
+            object.__setattr__(self, name, names)
+            if bad := set(names) - set(SUBTASKS):
+                raise ParamError(name, f": unknown {sorted(bad)}; choose from {', '.join(SUBTASKS)}")
         if self.frames not in FRAME_STYLES:
             raise ParamError("frames", f"must be one of {', '.join(FRAME_STYLES)} (got {self.frames!r})")
         if self.force_form and self.lang != "en":
@@ -264,9 +268,12 @@ class LtswapResult:
     rejected_drafts: list[dict[str, Any]] = field(default_factory=list)  # judged and dropped
 
 
-def item_pools(params: LtswapParams, cands: list[Candidate]) -> dict[str, dict[Any, list[Any]]]:
+def item_pools(
+    params: LtswapParams, cands: list[Candidate], labelled: LabelFilter | None = None
+) -> dict[str, dict[Any, list[Any]]]:
     """subtask -> sampling group -> its items in seeded draw order: WordSwap words (with a corpus
-    context) per (bin, tag), InflectionSwap pairs per (bin, POS), agreement noun pairs per bin."""
+    context) per (bin, tag), InflectionSwap pairs per (bin, POS), agreement noun pairs per bin; for the
+    ``labelled_first`` subtasks the items of quadruplets ``labelled`` approved first (``approved_first``)."""
 
     def pool(salt: str, items: Callable[[], list[Any]], group: Callable[[Any], Any]) -> dict[Any, list[Any]]:
         return seeded_groups(items(), group, f"{params.seed}:{salt}", key=lambda x: x.id)
@@ -276,7 +283,35 @@ def item_pools(params: LtswapParams, cands: list[Candidate]) -> dict[str, dict[A
         "inflswap": lambda: pool("is", lambda: inflection_pairs(cands), lambda p: (p.bin, p.pos)),
         "agrswap": lambda: pool("as", lambda: inflection_pairs(cands, nouns_only=True), lambda p: p.bin),
     }
-    return {s: make() for s, make in makers.items() if s in params.subtasks}
+    pools = {s: make() for s, make in makers.items() if s in params.subtasks}
+    if labelled is not None:
+        for s in set(params.labelled_first) & set(pools):
+            pools[s] = approved_first(pools[s], labelled.words_first(s), s)
+    return pools
+
+
+def approved_first(
+    groups: Mapping[Any, list[Any]], approved: Sequence[tuple[str, str]], subtask: str
+) -> dict[Any, list[Any]]:
+    """Each group's items reordered (``--labelled-first``): those of an ``approved`` (word 1, word 2)
+    quadruplet first, in the labels' order (WordSwap: a quadruplet's two words side by side), then the
+    rest in their seeded order."""
+    rank: dict[Any, int] = {}
+    for n, (a, b) in enumerate(approved):
+        if subtask == "wordswap":
+            rank.setdefault(a, 2 * n)
+            rank.setdefault(b, 2 * n + 1)
+        else:
+            rank.setdefault(frozenset((a, b)), n)
+
+    def key(item: Any) -> Any:
+        return item.form if subtask == "wordswap" else frozenset((item.form1, item.form2))
+
+    big = len(rank) * 2 + 1
+    return {
+        g: sorted(items, key=lambda it: rank.get(key(it), big))  # stable: the rest keep their order
+        for g, items in groups.items()
+    }
 
 
 def draw(
@@ -361,8 +396,14 @@ def _confirm(
     return out
 
 
-def plan_ltswap(stats: CorpusStats, params: LtswapParams, progress: Progress | None = None) -> LtswapPlan:
-    """Read the stats and draw the run's words and pairs (no LLM, nothing written)."""
+def plan_ltswap(
+    stats: CorpusStats,
+    params: LtswapParams,
+    progress: Progress | None = None,
+    labelled: LabelFilter | None = None,
+) -> LtswapPlan:
+    """Read the stats and draw the run's words and pairs (no LLM, nothing written); ``labelled`` orders
+    the draw of the ``labelled_first`` subtasks."""
     if stats.language != params.lang:
         raise ConfigError(f"{stats.path}: stats are for language {stats.language!r}, not {params.lang!r}")
     vocab = stats.vocabulary
@@ -373,7 +414,7 @@ def plan_ltswap(stats: CorpusStats, params: LtswapParams, progress: Progress | N
     else:
         cands, cand_report = build_morph_candidates(stats, _bar(progress, "candidates"))
         lexicon_info = describe_morph()
-    pools = item_pools(params, cands)
+    pools = item_pools(params, cands, labelled)
     counts = first_counts(params, pools)
     words, infl, agr = draw(pools, counts)
     examples = writer_examples(cands, params.seed) if writer(params.writer_prompt).examples else ()
@@ -426,7 +467,7 @@ def run_ltswap(
     a larger draw, its earlier answers coming from the cache."""
     t0 = time.perf_counter()
     out = Path(out)
-    plan = plan or plan_ltswap(stats, params, progress)
+    plan = plan or plan_ltswap(stats, params, progress, labelled)
     drafted: dict[str, int] = {}
     first = (plan.words, plan.infl, plan.agr)
     attempt = _attempt(plan, llm, params, *first, progress, drafted, labelled=labelled)
@@ -447,7 +488,7 @@ def run_ltswap(
         seconds=time.perf_counter() - t0,
     )
     if labelled is not None:
-        meta["labelled"] = labelled.describe()
+        meta["labelled"] = labelled.describe() | {"approved_kept": _approved_kept(quads, labelled)}
     if cell_reports is not None:
         meta["cells"] = [c.as_dict() for c in cell_reports]
         meta["rounds"] = rounds
@@ -463,6 +504,14 @@ def run_ltswap(
         cells=cell_reports,
         rejected_drafts=attempt.rejected,
     )
+
+
+def _approved_kept(quads: Mapping[str, Sequence[Quadruplet]], labelled: LabelFilter) -> dict[str, int]:
+    """Per subtask, the kept quadruplets whose two minimal pairs labellers approved."""
+    return {
+        s: sum(labelled.approves(((q.s1_good, q.s1_bad), (q.s2_good, q.s2_bad))) for q in qs)
+        for s, qs in quads.items()
+    }
 
 
 def _fill_cells(
@@ -727,8 +776,9 @@ def _attempt(
     if contrast:
         drafts = contrast_drafts(ws_pairs, c_outcomes, c_raw, funnel, rejects)  # type: ignore[arg-type]
     else:
+        first = labelled.words_first("wordswap") if labelled and "wordswap" in params.labelled_first else ()
         drafts = wordswap_drafts(
-            words, outcomes, raw, params.pairs_per_word, params.seed, params.lang, funnel, rejects
+            words, outcomes, raw, params.pairs_per_word, params.seed, params.lang, funnel, rejects, first
         )
     drafts += inflswap_drafts(infl, outcomes, raw, params.lang, funnel, rejects)
     drafts += agrswap_drafts(agr_items, results, vocab, params.lang, funnel, rejects, guided_agr)
@@ -745,6 +795,10 @@ def _attempt(
         for it in items:  # the round a draft first appeared in: it keeps its place in the queue
             drafted.setdefault(draft_key(it), round_no)
         cells = [cellmod.cell_of(d.subtask, d.bin, d.rule, params.by_length) for d in drafts]
+        approved = [  # --labelled-first: drafts labellers approved go first, as if from round 0
+            labelled is not None and d.subtask in params.labelled_first and labelled.approves(_pairs(d))
+            for d in drafts
+        ]
         verdicts = judge_to_fill(
             llm,
             items,
@@ -752,9 +806,10 @@ def _attempt(
             spread_order(  # many lemmas per cell before one twice
                 cells,
                 [
-                    judge_order(it, drafted[draft_key(it)], params.seed, best)
-                    for it, best in zip(
+                    judge_order(it, 0 if ok else drafted[draft_key(it)], params.seed, best)
+                    for it, ok, best in zip(
                         items,
+                        approved,
                         best_first(llm, items, rule, _bar(progress, "score"), params.fluent_first),
                         strict=True,
                     )
@@ -790,3 +845,8 @@ def _attempt(
         by_length=params.by_length,
         rejected=rejected,
     )
+
+
+def _pairs(d: Draft) -> tuple[tuple[str, str], tuple[str, str]]:
+    s1, s2, b1, b2 = good_bad(d)
+    return (s1, b1), (s2, b2)

@@ -82,7 +82,8 @@ def _model(ctx: GeneratorContext) -> str:
     return str(path) if path.is_dir() else ctx.llm.model
 
 
-_DEFAULTS = {"rewrites": 0, "frames": "fixed"}  # parameters added since runs were reused: their value before
+# parameters added since runs were reused: their value before
+_DEFAULTS = {"rewrites": 0, "frames": "fixed", "labelled_first": []}
 
 
 def why_not_reused(
@@ -166,7 +167,7 @@ def _run(ctx: GeneratorContext, own: Any, params: Any, run_dir: Path) -> dict[st
             )
             return src_run  # type: ignore[return-value]
         say(f"ltswap: not reusing {src}: {src_why}")
-    plan = plan_ltswap(stats, params)  # unreadable stats fail here, before the LLM starts
+    plan = plan_ltswap(stats, params, labelled=labelled)  # unreadable stats fail here, before the LLM starts
     ctx.log(
         f"ltswap: generating with {ctx.llm.backend} {served_name(model)} (answers cached in the work dir)"
     )
@@ -326,12 +327,20 @@ def labelled_line(meta: dict[str, Any], sub: str) -> str:
     )
     names = [f"`{f['file']}`" for f in labelled["files"]]
     files = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
-    return (
+    line = (
         f"Human filter: {n} draft(s) of this subtask had a minimal pair that a labeller had marked marginal "
         "or invalid, and were dropped before the judge and replaced by new drafts "
         f"({labelled['pairs_not_valid']} such pairs in {len(labelled['files'])} label file(s): {files}; "
-        f"sha256 of the pairs `{labelled['sha256'][:12]}`). Labels the filter used say nothing about the "
-        "kept items: only labels it did not use measure them."
+        f"sha256 of the pairs `{labelled['sha256'][:12]}`)."
+    )
+    approved = (labelled.get("approved_kept") or {}).get(sub)
+    if approved is not None:
+        kept = (meta.get("counts") or {}).get(sub, 0)
+        line += f" {approved} of the {kept} kept quadruplets had both pairs approved by those labellers"
+        first = sub in ((meta.get("parameters") or {}).get("labelled_first") or ())
+        line += " (drawn, paired and judged first: `labelled_first`)." if first else "."
+    return line + (
+        " Labels the filter used say nothing about the kept items: only labels it did not use measure them."
     )
 
 

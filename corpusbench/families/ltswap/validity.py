@@ -11,7 +11,9 @@ reason for any label that is not ``valid``) and ``keep`` (both pairs valid), so 
 interval, marginal and invalid pairs, and quadruplets valid in both pairs.
 
 ``label_filter`` turns label files into the build's human filter (``ltswap build --drop-labelled``): the
-minimal pairs any labeller marked marginal or invalid, which the build drops and replaces.
+minimal pairs any labeller marked marginal or invalid, which the build drops and replaces, and the
+quadruplets labellers approved (both pairs valid, none marked otherwise), which ``--labelled-first``
+draws, pairs and judges before unlabelled ones.
 """
 
 from __future__ import annotations
@@ -68,38 +70,67 @@ def read_labels(paths: Iterable[Path]) -> list[dict[str, Any]]:
 
 @dataclass(frozen=True, slots=True)
 class LabelFilter:
-    """The minimal pairs (good, bad sentence) a labeller marked not valid, and the files they came from."""
+    """What labellers said about minimal pairs (good, bad sentence): the pairs any of them marked not valid,
+    the pairs marked valid by all who saw them, the quadruplets approved (both pairs valid) as (subtask,
+    word 1, word 2) in file order, and the files they came from."""
 
     not_valid: frozenset[tuple[str, str]]
     files: tuple[dict[str, str], ...]  # {"file": name, "sha256": digest} per label file read
+    valid: frozenset[tuple[str, str]] = frozenset()
+    approved: tuple[tuple[str, str, str], ...] = ()
 
     @property
     def digest(self) -> str:
-        """sha256 of the sorted not-valid pairs: what the filter does, whatever the files are called."""
+        """sha256 of the sorted not-valid, then valid pairs: what the filter does, whatever the files are
+        called."""
         text = "\n".join(f"{g}\t{b}" for g, b in sorted(self.not_valid))
+        if self.valid:
+            text += "\n+\n" + "\n".join(f"{g}\t{b}" for g, b in sorted(self.valid))
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
+    def approves(self, pairs: Iterable[tuple[str, str]]) -> bool:
+        """Every one of ``pairs`` (a draft's two minimal pairs) was labelled valid and never otherwise."""
+        return all(p in self.valid for p in pairs)
+
+    def words_first(self, subtask: str) -> list[tuple[str, str]]:
+        """(word 1, word 2) of ``subtask``'s approved quadruplets, once each, in file order."""
+        return list(dict.fromkeys((a, b) for s, a, b in self.approved if s == subtask))
+
     def describe(self) -> dict[str, object]:
-        return {"files": list(self.files), "pairs_not_valid": len(self.not_valid), "sha256": self.digest}
+        return {
+            "files": list(self.files),
+            "pairs_not_valid": len(self.not_valid),
+            "pairs_valid": len(self.valid),
+            "sha256": self.digest,
+        }
 
 
 def label_filter(paths: Iterable[str | Path]) -> LabelFilter:
     """The build's human filter from label files or folders (``read_labels``): a minimal pair is out
-    when *any* labeller marked it marginal or invalid (the card's all-must-agree rule, read backwards)."""
+    when *any* labeller marked it marginal or invalid (the card's all-must-agree rule, read backwards), and
+    approved when every labeller who saw it marked it valid."""
     paths = [Path(p) for p in paths]
     rows = read_labels(paths)
-    bad = {
-        (r[f"s{n}_good"], r[f"s{n}_bad"])
+    said = [
+        ((r[f"s{n}_good"], r[f"s{n}_bad"]), label)
         for r in rows
         for n, label in ((1, r["labels"][0]), (2, r["labels"][1]))
-        if label != "valid"
-    }
+    ]
+    bad = {pair for pair, label in said if label != "valid"}
+    good = {pair for pair, label in said if label == "valid"} - bad
+    approved = tuple(
+        (r["subtask"], r["w1"], r["w2"])
+        for r in rows
+        if (r["s1_good"], r["s1_bad"]) in good and (r["s2_good"], r["s2_bad"]) in good
+    )
     files = sorted({r["_where"].rsplit(":", 1)[0] for r in rows})
     return LabelFilter(
         frozenset(bad),
         tuple(
             {"file": Path(f).name, "sha256": hashlib.sha256(Path(f).read_bytes()).hexdigest()} for f in files
         ),
+        frozenset(good),
+        approved,
     )
 
 

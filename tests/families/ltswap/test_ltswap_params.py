@@ -49,7 +49,8 @@ def test_the_options_reach_the_run(monkeypatch: pytest.MonkeyPatch, tmp_path: An
 
 def test_no_options_make_the_libraries_defaults(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
     decl, run = _build_params(monkeypatch, tmp_path)
-    assert run == LtswapParams() and decl == LtswapFamilyParams(force_form="", fluent_first="")  # "": ()
+    assert run == LtswapParams()
+    assert decl == LtswapFamilyParams(force_form="", fluent_first="", labelled_first="")  # "": ()
     assert run_params(LtswapSpec()) == LtswapParams()
 
 
