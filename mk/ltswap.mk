@@ -44,7 +44,9 @@ $(JUDGE_MODEL_DIR)/config.json: $(STAMP) corpusbench/assets/judge_model.py corpu
 # (a draft with a pair any labeller marked not valid is replaced; ceilings wordswap=14,inflswap=12 so that
 # every cell still fills). Measured (2026-11-28, the shared vLLM CPU server): 1,836 requests, 11,118 generated
 # tokens, kept 30 / 33 / 33 (3 in each of the 32 cells); pairs valid by audit labels the filter never reads
-# (benchmarks/data/ltswap_validity/audit/) 80% / 100% / 100%. Round six: 1,255 requests, 6,600 tokens. Round five: 1,300 requests, 7,096 tokens. Round
+# (benchmarks/data/ltswap_validity/audit/) 80% / 100% / 100%. Round nine (docs/ltswap.md "Round nine"):
+# --labelled-first wordswap,inflswap (approved quadruplets drawn, paired and judged first), 1,133 requests,
+# 6,177 tokens, 4.8 min cold; the audit labels cover 17 / 24 / 33 kept quadruplets, all pairs valid. Round six: 1,255 requests, 6,600 tokens. Round five: 1,300 requests, 7,096 tokens. Round
 # four: 1,147 requests, 6,703 tokens. Round three: 955 requests,
 # 7,583 tokens; round
 # two 947, 7,208; the 2026-11-27 openings: 806, 5,399; before #37 (2026-11-26, cold, 2 AVX2 cores): 7.9
