@@ -90,6 +90,18 @@ class Outcome:
 GUIDED_MAX_TOKENS = 48  # a guided reply is one short sentence
 _END = ".!?"
 _REST = rf"([ ,;:'][^\n{_END}]*)?[{_END}]"  # the rest of the sentence after the form, one final stop
+# one more word of the rest (a comma etc. may come before it); the writer model often puts a space token
+# of its own before a word under guided decoding ("bestow  your  love"), so spaces are " +"
+_WORD_AFTER = rf"[,;:']?( +[^ \n{_END}]+)"
+
+
+def rest(min_words: int = 0) -> str:
+    """The rest of a sentence after its fixed part: ``min_words`` more words (``_WORD_AFTER``) before
+    it may end. A sentence the writer would have made that long anyway is untouched (greedy decoding
+    under a mask that only forbids an earlier stop picks the same tokens); a shorter one is continued."""
+    return (f"{_WORD_AFTER}{{{min_words}}}" if min_words > 0 else "") + _REST
+
+
 _SUBJ = "(man|woman|king|child|servant|wind|water|city|lord)"  # singular subjects the corpus has
 # the nouns' verbs. A longer list without "had"/"made" (saw|found|took|gave|loved|kept|bought|sold|heard|
 # brought|met|watched|carried|built|used|fed|lost|feared) passes more nouns (80% vs 72% of 40 held-out) and
@@ -334,6 +346,14 @@ def opening(
     return re.escape(phrase).replace("\\ ", " ") + slot  # spaces stay plain for every regex engine
 
 
+def _fixed_words(start: str) -> int:
+    """Words an opening regex (``opening``) always writes: its phrase, and one for a required slot at its
+    end (`` (a|b)``); an optional slot (``( (a|b))?``) may write none."""
+    slot = re.search(r"( \([^()]*\)|\( \([^()]*\)\)\?)$", start)
+    head = start[: slot.start()] if slot else start
+    return len(head.split()) + (1 if slot and not slot.group(0).endswith("?") else 0)
+
+
 def form_regex(
     form: str,
     tag: str,
@@ -341,20 +361,29 @@ def form_regex(
     seed: int = 0,
     marked: bool = False,
     vocab: Mapping[str, int] | None = None,
+    min_words: int = 0,
 ) -> str:
     """One English sentence that holds ``form`` exactly, as a whole word, after an opening that only its
     tag fits (``opening``; ``style="fixed"``: the short fixed ``FRAMES``, "a"/"an" by the form's first
-    letter), the rest free up to one final ``.!?``. No lookaround and only small bounded repeats, so
-    vLLM's regex engines (xgrammar, outlines, guidance) compile it at once."""
+    letter), the rest free up to one final ``.!?``; ``min_words``: a ``marked`` (InflectionSwap) sentence
+    holds at least that many words (counting the opening's fixed words). No lookaround and only small
+    bounded repeats, so vLLM's regex engines (xgrammar, outlines, guidance) compile it at once."""
     if tag not in FRAMES:
         raise ConfigError(f"--force-form: no sentence frame for tag {tag!r} (English only)")
     if style not in FRAME_STYLES:
         raise ConfigError(f"unknown frame style {style!r}; choose from {', '.join(FRAME_STYLES)}")
+
+    def tail(start: str, fixed_after: int) -> str:
+        if not marked or min_words <= 0:
+            return _REST
+        return rest(max(0, min_words - _fixed_words(start) - 1 - fixed_after))
+
     if style == "subject" and marked and tag in AGREEING:
         start = opening(form, tag, seed, marked, vocab, subject=True)
-        return f"{start} {re.escape(form)} {AGREEING[tag]}{_REST}"
+        return f"{start} {re.escape(form)} {AGREEING[tag]}{tail(start, 1)}"
     if style in ("varied", "subject"):
-        return f"{opening(form, tag, seed, marked, vocab)} {re.escape(form)}{_REST}"
+        start = opening(form, tag, seed, marked, vocab)
+        return f"{start} {re.escape(form)}{tail(start, 0)}"
     art = "an" if form[:1].lower() in "aeiou" else "a"
     return FRAMES[tag].replace("{art}", art).replace("{f}", re.escape(form)) + _REST
 
@@ -420,6 +449,7 @@ def word_request(
     marked: bool = False,
     vocab: Mapping[str, int] | None = None,
     partner: str | None = None,
+    min_words: int = 0,
 ) -> GenRequest:
     """The writer's request for one sentence with ``form``; ``force_form``: guided decoding keeps
     the exact form after its opening (``form_regex(form, tag, frames, seed, marked)``; ``marked``: the
@@ -447,7 +477,7 @@ def word_request(
             prompt=prompt,
             system=system,
             params=params,
-            regex=form_regex(form, tag, frames, seed, marked, vocab),
+            regex=form_regex(form, tag, frames, seed, marked, vocab, min_words),
         )
     return GenRequest(id=rid, prompt=prompt, system=system, params=SamplingParams(max_tokens=max_tokens))
 

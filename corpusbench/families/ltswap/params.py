@@ -149,6 +149,11 @@ class LtswapFamilyParams:
         help="InflectionSwap: write a form's sentence again (sampled, a new seed) up to N times when it "
         "failed the checks and its partner's passed; the first that passes completes the pair.",
     )
+    min_words: int = param(
+        0,
+        help="Guided InflectionSwap sentences (--force-form inflswap) hold at least N words: the writer may "
+        "not stop earlier, and a sentence that was that long anyway is unchanged. 0: no minimum.",
+    )
     check_pos: bool = param(
         True,
         help="Tag generated sentences and drop targets used as another part of speech.",
@@ -270,7 +275,7 @@ RUN_FIELDS = (
     "lang", "seed", "max_per_bin", "subtasks", "rules", "pairs_per_word", "agreement_samples",
     "agreement_temperature", "max_tokens", "writer_prompt", "check_pos", "confirm_inflections", "nonce",
     "llm_filter", "filter_rule", "filter_threshold", "wordswap_threshold", "wordswap_rule", "per_cell",
-    "agreement_cells", "force_form", "frames", "rewrites", "fluent_first", "labelled_first",
+    "agreement_cells", "force_form", "frames", "rewrites", "fluent_first", "labelled_first", "min_words",
 )  # fmt: skip
 
 

@@ -83,7 +83,7 @@ def _model(ctx: GeneratorContext) -> str:
 
 
 # parameters added since runs were reused: their value before
-_DEFAULTS = {"rewrites": 0, "frames": "fixed", "labelled_first": []}
+_DEFAULTS = {"rewrites": 0, "frames": "fixed", "labelled_first": [], "min_words": 0}
 
 
 def why_not_reused(

@@ -120,13 +120,14 @@ def test_bad_rewrites(bad):
 
 
 def test_a_run_from_before_the_param_is_reused_as_its_old_value():
-    """A run made before ``rewrites``, ``frames`` and ``labelled_first`` existed ran with 0 rewrites, the
-    fixed frames and nothing labelled first."""
+    """A run made before ``rewrites``, ``frames``, ``labelled_first`` and ``min_words`` existed ran with 0
+    rewrites, the fixed frames, nothing labelled first and no minimum length."""
     from corpusbench.families.ltswap.release import why_not_reused
 
     old = {"parameters": {"seed": 0}, "corpus": {"fingerprint": "f"}, "llm": {"model": "m"}}
-    then = {"seed": 0, "rewrites": 0, "frames": "fixed", "labelled_first": []}
+    then = {"seed": 0, "rewrites": 0, "frames": "fixed", "labelled_first": [], "min_words": 0}
     assert why_not_reused(old, then, "f", "m") is None
+    assert "min_words differs (spec 8, run 0)" in why_not_reused(old, {**then, "min_words": 8}, "f", "m")
     assert "rewrites differs (spec 1, run 0)" in why_not_reused(old, {**then, "rewrites": 1}, "f", "m")
     varied = why_not_reused(old, {**then, "frames": "varied"}, "f", "m")
     assert 'frames differs (spec "varied", run "fixed")' in varied
