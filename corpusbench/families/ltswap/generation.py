@@ -95,10 +95,11 @@ _REST = rf"([ ,;:'][^\n{_END}]*)?[{_END}]"  # the rest of the sentence after the
 _WORD_AFTER = rf"[,;:']?( +[^ \n{_END}]+)"
 
 
-def rest(min_words: int = 0) -> str:
-    """The rest of a sentence after its fixed part: ``min_words`` more words (``_WORD_AFTER``) before
-    it may end. A sentence the writer would have made that long anyway is untouched (greedy decoding
-    under a mask that only forbids an earlier stop picks the same tokens); a shorter one is continued."""
+def rest_after(min_words: int = 0) -> str:
+    """The rest of a sentence after its fixed part: ``min_words`` more words (``_WORD_AFTER``; none when
+    0 or less) before it may end. A sentence the writer would have made that long anyway is untouched
+    (greedy decoding under a mask that only forbids an earlier stop picks the same tokens); a shorter one
+    is continued."""
     return (f"{_WORD_AFTER}{{{min_words}}}" if min_words > 0 else "") + _REST
 
 
@@ -323,11 +324,24 @@ def opening(
     vocab: Mapping[str, int] | None = None,
     subject: bool = False,
 ) -> str:
+    """The seeded opening (a regex) that comes before ``form`` (``opening_parts``)."""
+    return opening_parts(form, tag, seed, marked, vocab, subject)[0]
+
+
+def opening_parts(
+    form: str,
+    tag: str,
+    seed: int = 0,
+    marked: bool = False,
+    vocab: Mapping[str, int] | None = None,
+    subject: bool = False,
+) -> tuple[str, int]:
     """The seeded opening (a regex) that comes before ``form``: one of ``OPENINGS`` (those whose words all
     occur in ``vocab``, when given and any do: a sentence must use only corpus words) by a hash of (seed,
     form, tag), with a free adjective after a number-marking determiner (``marked``, nouns) or an optional
     adverb after a modal (``marked`` base verbs); ``subject``: a ``marked`` noun opens the clause as its
-    subject instead (``frames="subject"``)."""
+    subject instead (``frames="subject"``). With the number of words it always writes (the phrase, and the
+    adjective; the adverb is optional)."""
     from corpusbench.families.ltswap.checks import oov_words
 
     noun = tag in NOUN_TAGS_PTB[:2]
@@ -342,16 +356,10 @@ def opening(
     # the adverb after a modal only for InflectionSwap (``marked``), and there the writer's choice: a forced
     # one made sentences odd ("Tomorrow we must always portend a storm", "Only a fool would never envelop
     # himself"; #37)
-    slot = f" ({'|'.join(adjs)})" if key.endswith("+") else f"( {_ADV})?" if tag == "VB" and marked else ""
-    return re.escape(phrase).replace("\\ ", " ") + slot  # spaces stay plain for every regex engine
-
-
-def _fixed_words(start: str) -> int:
-    """Words an opening regex (``opening``) always writes: its phrase, and one for a required slot at its
-    end (`` (a|b)``); an optional slot (``( (a|b))?``) may write none."""
-    slot = re.search(r"( \([^()]*\)|\( \([^()]*\)\)\?)$", start)
-    head = start[: slot.start()] if slot else start
-    return len(head.split()) + (1 if slot and not slot.group(0).endswith("?") else 0)
+    adj = key.endswith("+")
+    slot = f" ({'|'.join(adjs)})" if adj else f"( {_ADV})?" if tag == "VB" and marked else ""
+    regex = re.escape(phrase).replace("\\ ", " ") + slot  # spaces stay plain for every regex engine
+    return regex, len(phrase.split(" ")) + adj
 
 
 def form_regex(
@@ -372,18 +380,12 @@ def form_regex(
         raise ConfigError(f"--force-form: no sentence frame for tag {tag!r} (English only)")
     if style not in FRAME_STYLES:
         raise ConfigError(f"unknown frame style {style!r}; choose from {', '.join(FRAME_STYLES)}")
-
-    def tail(start: str, fixed_after: int) -> str:
-        if not marked or min_words <= 0:
-            return _REST
-        return rest(max(0, min_words - _fixed_words(start) - 1 - fixed_after))
-
-    if style == "subject" and marked and tag in AGREEING:
-        start = opening(form, tag, seed, marked, vocab, subject=True)
-        return f"{start} {re.escape(form)} {AGREEING[tag]}{tail(start, 1)}"
     if style in ("varied", "subject"):
-        start = opening(form, tag, seed, marked, vocab)
-        return f"{start} {re.escape(form)}{tail(start, 0)}"
+        subject = style == "subject" and marked and tag in AGREEING
+        start, words = opening_parts(form, tag, seed, marked, vocab, subject)
+        aux = [AGREEING[tag]] if subject else []  # the agreeing auxiliary right after a subject noun
+        more = min_words - words - 1 - len(aux) if marked else 0
+        return " ".join([start, re.escape(form), *aux]) + rest_after(more)
     art = "an" if form[:1].lower() in "aeiou" else "a"
     return FRAMES[tag].replace("{art}", art).replace("{f}", re.escape(form)) + _REST
 

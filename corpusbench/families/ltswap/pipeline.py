@@ -155,7 +155,7 @@ class LtswapParams:
     # an InflectionSwap form whose sentence failed the checks while its partner's passed is written again up
     # to this many times (sampled, a new seed each); the first rewrite that passes completes the pair
     rewrites: int = 0
-    # guided InflectionSwap sentences hold at least this many words (generation.rest: an earlier stop is
+    # guided InflectionSwap sentences hold at least this many words (generation.rest_after: an earlier stop is
     # masked, so a sentence that was long enough is unchanged); 0: no minimum
     min_words: int = 0
     # a cell's drafts of these subtasks are judged most fluent first (filtering.best_first; #37 round five):
@@ -221,10 +221,10 @@ class LtswapParams:
             raise ParamError("frames", f"must be one of {', '.join(FRAME_STYLES)} (got {self.frames!r})")
         if self.force_form and self.lang != "en":
             raise ParamError("force_form", f": sentence frames exist for English only, not lang {self.lang}")
-        if isinstance(self.rewrites, bool) or not isinstance(self.rewrites, int) or self.rewrites < 0:
-            raise ParamError("rewrites", f"must be a whole number of at least 0 (got {self.rewrites!r})")
-        if isinstance(self.min_words, bool) or not isinstance(self.min_words, int) or self.min_words < 0:
-            raise ParamError("min_words", f"must be a whole number of at least 0 (got {self.min_words!r})")
+        for name in ("rewrites", "min_words"):
+            n = getattr(self, name)
+            if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+                raise ParamError(name, f"must be a whole number of at least 0 (got {n!r})")
         if self.min_words and ("inflswap" not in self.force_form or "inflswap" not in self.subtasks):
             raise ParamError("min_words", ": needs guided InflectionSwap sentences (--force-form inflswap)")
         for name in ("agreement_samples", "pairs_per_word"):
