@@ -323,18 +323,6 @@ def opening(
     marked: bool = False,
     vocab: Mapping[str, int] | None = None,
     subject: bool = False,
-) -> str:
-    """The seeded opening (a regex) that comes before ``form`` (``opening_parts``)."""
-    return opening_parts(form, tag, seed, marked, vocab, subject)[0]
-
-
-def opening_parts(
-    form: str,
-    tag: str,
-    seed: int = 0,
-    marked: bool = False,
-    vocab: Mapping[str, int] | None = None,
-    subject: bool = False,
 ) -> tuple[str, int]:
     """The seeded opening (a regex) that comes before ``form``: one of ``OPENINGS`` (those whose words all
     occur in ``vocab``, when given and any do: a sentence must use only corpus words) by a hash of (seed,
@@ -382,7 +370,7 @@ def form_regex(
         raise ConfigError(f"unknown frame style {style!r}; choose from {', '.join(FRAME_STYLES)}")
     if style in ("varied", "subject"):
         subject = style == "subject" and marked and tag in AGREEING
-        start, words = opening_parts(form, tag, seed, marked, vocab, subject)
+        start, words = opening(form, tag, seed, marked, vocab, subject)
         aux = [AGREEING[tag]] if subject else []  # the agreeing auxiliary right after a subject noun
         more = min_words - words - 1 - len(aux) if marked else 0
         return " ".join([start, re.escape(form), *aux]) + rest_after(more)

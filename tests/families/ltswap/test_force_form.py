@@ -27,7 +27,7 @@ def test_varied_openings_are_seeded_and_keep_the_target_away_from_a_telling_word
     from corpusbench.families.ltswap.generation import OPENINGS, opening
 
     assert form_regex("mended", "VBD", seed=3) == form_regex("mended", "VBD", seed=3)  # reproducible
-    firsts = {opening(f"w{i}", "NN", 0).split(" ")[0] for i in range(60)}
+    firsts = {opening(f"w{i}", "NN", 0)[0].split(" ")[0] for i in range(60)}
     assert len(firsts) >= 8  # many openings, not one per tag
     rx = form_regex("heavens", "NNS", seed=0, marked=True)
     det = next(o for o in OPENINGS["NNS+"] if rx.startswith(o + " "))
@@ -169,6 +169,6 @@ def test_openings_use_only_corpus_words_when_some_do():
     from corpusbench.families.ltswap.generation import OPENINGS, opening
 
     vocab = {w.lower(): 1 for o in OPENINGS["VBZ"][1:] for w in o.split(" ")}
-    picks = {opening(f"w{i}", "VBZ", vocab=vocab) for i in range(40)}
+    picks = {opening(f"w{i}", "VBZ", vocab=vocab)[0] for i in range(40)}
     assert OPENINGS["VBZ"][0] not in picks and len(picks) > 3
-    assert opening("w1", "VBZ", vocab={}) in OPENINGS["VBZ"]  # none fits: all of them
+    assert opening("w1", "VBZ", vocab={})[0] in OPENINGS["VBZ"]  # none fits: all of them

@@ -93,11 +93,11 @@ def test_a_retired_opening_is_drawn_again_and_no_other_form_moves():
     from corpusbench.families.ltswap import generation as g
 
     forms = [f"w{i}" for i in range(80)]
-    now = {f: g.opening(f, "VB", 0) for f in forms}
+    now = {f: g.opening(f, "VB", 0)[0] for f in forms}
     assert not any(o.startswith(tuple(g.RETIRED)) for o in now.values())
     try:
         g.RETIRED, kept = frozenset(), g.RETIRED
-        before = {f: g.opening(f, "VB", 0) for f in forms}
+        before = {f: g.opening(f, "VB", 0)[0] for f in forms}
     finally:
         g.RETIRED = kept
     moved = {f for f in forms if now[f] != before[f]}
