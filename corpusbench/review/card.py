@@ -56,6 +56,7 @@ def _unmatched_only(imported: list[dict[str, Any]]) -> dict[str, Any]:
         "judge": {},
         "reviewers": {},
         "reviewer_kappa": [],
+        "agreement": {},
         "from": "",
         "to": "",
         "labels_fingerprint": "",
@@ -97,9 +98,18 @@ def summary(
             for s, j in rep["judge"].items()
         },
         "reviewers": rep["reviewers"],
-        "reviewer_kappa": [
-            {**r, "kappa": None if math.isnan(r["kappa"]) else round(r["kappa"], 3)}
+        "agreement": {
+            s: {**a, "kappa": None if math.isnan(a["kappa"]) else round(a["kappa"], 3)}
+            for s, a in rep.get("agreement", {}).items()
+        },
+        "reviewer_kappa": [  # only label sets that share items: the others say nothing about agreement
+            {
+                **r,
+                "kappa": None if math.isnan(r["kappa"]) else round(r["kappa"], 3),
+                "agreement": round(r["agreement"], 3),
+            }
             for r in rep["reviewer_kappa"]
+            if r["n"]
         ],
         "from": rep["first"],
         "to": rep["last"],
@@ -107,6 +117,39 @@ def summary(
         "imported": imported or [],
         "configs": list(dict.fromkeys(c for s in subs for c in (configs or {}).get(s, []))),
     }
+
+
+def _agreement_lines(subtasks: dict[str, dict[str, Any]], pairs: list[dict[str, Any]]) -> list[str]:
+    """How often labellers agree: per subtask over the pairs labelled twice or more (Fleiss' κ), then per
+    two label sets that share pairs (Cohen's κ); or one line saying it is not measured."""
+    if not pairs:
+        none = "No item carries labels from two label sets: agreement between labellers is not measured."
+        return [none, ""]
+    lines = []
+    if subtasks:
+        lines += [
+            "Agreement of the labellers (valid / marginal / invalid) on the pairs labelled more than once:",
+            "",
+            "| subtask | pairs labelled twice or more | same label from all | Fleiss' κ |",
+            "|---|---:|---:|---:|",
+        ]
+        for s, a in subtasks.items():
+            kap = "– (every label the same)" if a["kappa"] is None else f"{a['kappa']:.2f}"
+            lines.append(
+                f"| {title(s)} | {a['n']} | {a['same'] / a['n']:.2f} ({a['same']}/{a['n']}) | {kap} |"
+            )
+        lines += ["", "By the two label sets that share pairs:", ""]
+    lines += [
+        "| label sets (a / b) | pairs both labelled | valid by a / by b / by both | same label | Cohen's κ |",
+        "|---|---:|---|---:|---:|",
+    ]
+    for r in pairs:
+        agree, n = r.get("agreement"), r["n"]
+        same = "–" if agree is None else f"{agree:.2f} ({round(agree * n)}/{n})"
+        kap = "– (every label the same)" if r["kappa"] is None else f"{r['kappa']:.2f}"
+        valid = " / ".join(map(str, r["valid"])) if "valid" in r else "–"
+        lines.append(f"| {r['a']} / {r['b']} | {n} | {valid} | {same} | {kap} |")
+    return [*lines, ""]
 
 
 def _frac(kn: list[int]) -> str:
@@ -225,9 +268,7 @@ def section(manifest: dict[str, Any]) -> str:
             "share above; its recall is not measured (no rejected draft was labelled).",
             "",
         ]
-    for r in h["reviewer_kappa"]:
-        kap = "–" if r["kappa"] is None else f"{r['kappa']:.2f}"
-        lines += [f"Reviewers {r['a']} and {r['b']}: {r['n']} items both labelled, Cohen's κ {kap}.", ""]
+    lines += _agreement_lines(h.get("agreement", {}), [r for r in h["reviewer_kappa"] if r["n"]])
     if h.get("stale"):
         lines += [f"Left out: {h['stale']} labelled item(s) this build no longer has.", ""]
     fp = h["labels_fingerprint"][:16]

@@ -90,6 +90,7 @@ def build_report(folder: Path, current_items: set[str] | None = None) -> dict[st
     stale = 0
     for fp, labs in per_item.items():
         v = _verdict(labs)
+        verdicts = [lab.verdict for lab in labs if lab.verdict != "skip"]
         row = labs[0].row
         if current_items is not None and row.get("judge") != JUDGE_REJECTED and fp not in current_items:
             stale += 1
@@ -102,6 +103,7 @@ def build_report(folder: Path, current_items: set[str] | None = None) -> dict[st
                     "subtask": row.get("subtask", "?"),
                     "bin": row.get("bin", ""),
                     "judge": row.get("judge", "none"),
+                    "verdicts": verdicts,
                 }
             )
     sample = (
@@ -121,6 +123,7 @@ def build_report(folder: Path, current_items: set[str] | None = None) -> dict[st
         "cells": _validity(items, lambda it: f"{it['subtask']} {it['bin']}"),
         "judge": _judge(items, pops),
         "reviewer_kappa": _reviewer_kappa(by_reviewer),
+        "agreement": _agreement(items),
     }
 
 
@@ -172,6 +175,34 @@ def _judge(items: list[dict[str, Any]], pops: dict[str, dict[str, int]]) -> dict
     return dict(sorted(out.items(), key=lambda kv: (kv[0] == "all", order_key(kv[0]))))
 
 
+def fleiss_kappa(ratings: Sequence[Sequence[str]]) -> float:
+    """Fleiss' κ of items rated by two or more interchangeable raters (any number per item); NaN when
+    chance agreement is 1 or no item has two ratings."""
+    rated = [r for r in ratings if len(r) >= 2]
+    if not rated:
+        return float("nan")
+    p_bar = sum(
+        (sum(c * c for c in Counter(r).values()) - len(r)) / (len(r) * (len(r) - 1)) for r in rated
+    ) / len(rated)
+    totals = Counter(v for r in rated for v in r)
+    n = sum(totals.values())
+    p_e = sum((c / n) ** 2 for c in totals.values())
+    return float("nan") if p_e == 1 else (p_bar - p_e) / (1 - p_e)
+
+
+def _agreement(items: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per subtask, over the benchmark's items labelled two or more times (by any label sets): how many,
+    how many got the same label from all, and Fleiss' κ."""
+    groups: dict[str, list[list[str]]] = defaultdict(list)
+    for it in items:
+        if it["judge"] != JUDGE_REJECTED and len(it["verdicts"]) >= 2:
+            groups[it["subtask"]].append(it["verdicts"])
+    return {
+        s: {"n": len(rs), "same": sum(len(set(r)) == 1 for r in rs), "kappa": fleiss_kappa(rs)}
+        for s, rs in sorted(groups.items(), key=lambda kv: order_key(kv[0]))
+    }
+
+
 def _reviewer_kappa(by_reviewer: dict[str, dict[str, Label]]) -> list[dict[str, Any]]:
     names = sorted(by_reviewer)
     out = []
@@ -194,6 +225,12 @@ def _reviewer_kappa(by_reviewer: dict[str, dict[str, Label]]) -> list[dict[str, 
                     "agreement": sum(x == y for x, y in zip(va, vb, strict=True)) / len(common)
                     if common
                     else float("nan"),
+                    # valid by a, by b, by both, on the pairs both labelled
+                    "valid": [
+                        va.count("valid"),
+                        vb.count("valid"),
+                        sum(x == y == "valid" for x, y in zip(va, vb, strict=True)),
+                    ],
                 }
             )
     return out

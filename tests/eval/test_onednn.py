@@ -39,7 +39,8 @@ def tiny_llama(tiny_dir, tmp_path_factory):
 
 
 @pytest.mark.parametrize("kind", ["llama", "gpt2"])
-def test_onednn_scores_equal_torch_scores(tiny_dir, tiny_llama, kind):
+def test_onednn_scores_equal_torch_scores(tiny_dir, tiny_llama, kind, monkeypatch):
+    monkeypatch.setenv(ONEDNN_ENV, "1")  # on this CPU whatever its vector width
     folder = tiny_llama if kind == "llama" else tiny_dir["gpt2"]
     plain, fast = load_model(str(folder), onednn=False), load_model(str(folder))
     assert plain.cpu_linear == "torch" and fast.cpu_linear == "onednn"
@@ -67,3 +68,15 @@ def test_onednn_linear_keeps_shapes_and_empty_inputs():
     assert torch.allclose(fast(x), lin(x), atol=1e-5)
     assert fast(torch.zeros(0, 8)).shape == (0, 5)
     assert fast.weight.shape == lin.weight.shape and fast.weight.dtype == torch.float32
+
+
+def test_by_default_onednn_follows_the_cpu(tiny_llama, monkeypatch):
+    """Unset: oneDNN where torch's CPU kernels use AVX-512 (measured faster there), torch's MKL elsewhere."""
+    monkeypatch.delenv(ONEDNN_ENV, raising=False)
+    lm = load_model(str(tiny_llama))
+    wide = torch.backends.cpu.get_cpu_capability().startswith("AVX512")
+    assert lm.cpu_linear == ("onednn" if wide else "torch")
+    monkeypatch.setattr(torch.backends.cpu, "get_cpu_capability", lambda: "AVX2")
+    assert load_model(str(tiny_llama)).cpu_linear == "torch"
+    monkeypatch.setattr(torch.backends.cpu, "get_cpu_capability", lambda: "AVX512")
+    assert load_model(str(tiny_llama)).cpu_linear == "onednn"

@@ -107,6 +107,48 @@ def test_labels_reach_the_card_and_an_unmatched_label_is_reported(tmp_path: Path
     assert rep["items"] == 9 and rep["source"] == "test-pairs@0.1.0" and rep["stale"] == 0
 
 
+def test_the_card_reports_agreement_only_for_label_sets_that_share_pairs(tmp_path: Path) -> None:
+    """A second labeller on two of the first set's quadruplets: a table row with their agreement and κ; a
+    third set on another of them: its row says κ is undefined (every label the same); the second and third
+    sets share no pair, so they get no row."""
+    _labels_file(tmp_path)
+    p = [_pairs()[i] for i in (0, 1, 2, 3, 6, 7, 8, 10, 11)]
+    second = [_quad(1, p[0], p[1], ["valid", "marginal"]), _quad(2, p[2], p[3], ["valid", "marginal"])]
+    (tmp_path / "labels" / "second.jsonl").write_text("".join(json.dumps(q) + "\n" for q in second))
+    other = _quad(9, p[6], p[7], ["valid", "valid"])
+    (tmp_path / "labels" / "other.jsonl").write_text(json.dumps(other) + "\n")
+    one = REVIEW["labels"][0]
+    review = {"labels": [one, {**one, "path": "labels/second.jsonl"}, {**one, "path": "labels/other.jsonl"}]}
+    out = build_release(ReleaseSpec.load(write_spec(tmp_path, review=review)), tmp_path / "build").path
+    card = (out / "README.md").read_text(encoding="utf-8")
+    section = card[card.index("## Human validation") : card.index("## Citation")]
+    names = ("| other /", "| second /", "| set37 /")
+    rows = [line for line in section.splitlines() if line.startswith(names)]
+    # 4 shared pairs: set37 says valid, valid, valid, marginal; second says valid, marginal, valid, marginal
+    assert rows == [
+        "| other / set37 | 2 | 2 / 2 / 2 | 1.00 (2/2) | – (every label the same) |",
+        "| second / set37 | 4 | 2 / 3 / 2 | 0.75 (3/4) | 0.50 |",
+    ], section
+    # the pair labelled valid by one and marginal by the other counts as not valid (all labels must say valid)
+    assert "(6 of 9; 95% Wilson interval)" in section
+    # per subtask, over every pair labelled twice or more: 6 such pairs, 5 with one label from all
+    pooled = read_json(out / "provenance.json")["human_validation"]["agreement"]
+    assert sum(a["n"] for a in pooled.values()) == 6 and sum(a["same"] for a in pooled.values()) == 5
+    assert "| pairs labelled twice or more | same label from all | Fleiss' κ |" in section
+    kappas = read_json(out / "provenance.json")["human_validation"]["reviewer_kappa"]
+    assert [(k["a"], k["b"], k["n"], k["agreement"]) for k in kappas] == [
+        ("other", "set37", 2, 1.0),
+        ("second", "set37", 4, 0.75),
+    ]
+
+
+def test_one_label_set_says_agreement_is_not_measured(tmp_path: Path) -> None:
+    _labels_file(tmp_path)
+    out = build_release(ReleaseSpec.load(write_spec(tmp_path, review=REVIEW)), tmp_path / "build").path
+    card = (out / "README.md").read_text(encoding="utf-8")
+    assert "No item carries labels from two label sets: agreement between labellers is not measured." in card
+
+
 def test_a_rebuild_keeps_page_labels_and_redoes_imported_ones(tmp_path: Path) -> None:
     _labels_file(tmp_path)
     spec = ReleaseSpec.load(write_spec(tmp_path, review=REVIEW))

@@ -14,7 +14,7 @@ from corpusbench.errors import InputError
 from corpusbench.intervals import wilson
 from corpusbench.review.items import JUDGE_KEPT, JUDGE_REJECTED, load_source
 from corpusbench.review.labels import LabelStore
-from corpusbench.review.report import build_report, cohen_kappa, markdown
+from corpusbench.review.report import build_report, cohen_kappa, fleiss_kappa, markdown
 
 
 def test_cohen_kappa_matches_scikit_learn() -> None:
@@ -31,6 +31,19 @@ def _label_all(folder: Path, run: Path, reviewer: str, rule) -> None:  # type: i
     store = LabelStore(folder, reviewer, src.name)
     for it in src.items:
         store.add(it.fingerprint, rule(it), subtask=it.subtask, bin=it.bin, judge=it.judge)
+
+
+def test_fleiss_kappa_by_hand() -> None:
+    """Four pairs with two labels each (a a, a b, b b, a a): observed 0.75, chance (5/8)^2 + (3/8)^2."""
+    ratings = [["a", "a"], ["a", "b"], ["b", "b"], ["a", "a"]]
+    chance = (5 / 8) ** 2 + (3 / 8) ** 2
+    assert fleiss_kappa(ratings) == pytest.approx((0.75 - chance) / (1 - chance))
+    # a third label on one pair counts its three label pairs; an item with one label is left out
+    assert fleiss_kappa([*ratings, ["a"]]) == pytest.approx(fleiss_kappa(ratings))
+    three = fleiss_kappa([["a", "a", "b"], ["b", "b"]])  # P = (1/3, 1), labels a 2, b 3
+    chance3 = (2 / 5) ** 2 + (3 / 5) ** 2
+    assert three == pytest.approx(((1 / 3 + 1) / 2 - chance3) / (1 - chance3))
+    assert math.isnan(fleiss_kappa([["v", "v"], ["v", "v"]])) and math.isnan(fleiss_kappa([["v"]]))
 
 
 def test_the_report_counts_what_people_said(release_dir: Path, run_dir: Path) -> None:

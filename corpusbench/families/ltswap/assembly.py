@@ -13,7 +13,7 @@ from corpusbench.families.ltswap.checks import render, swap_shortcut, token_span
 from corpusbench.families.ltswap.filtering import good_bad
 from corpusbench.families.ltswap.funnel import Funnel
 from corpusbench.families.ltswap.generation import Draft, Outcome, agreement_outcome, pair_words
-from corpusbench.families.ltswap.records import Candidate, InflectionPair
+from corpusbench.families.ltswap.records import Candidate, InflectionPair, Tagged
 from corpusbench.llm.records import GenResult
 
 LEVELS = ("none", "generated", "parsed", "checked")
@@ -43,10 +43,10 @@ def wordswap_drafts(
     lang: str,
     funnel: Funnel,
     rejects: Rejects,
-    first: Sequence[tuple[str, str]] = (),
+    first: Sequence[tuple[Tagged, Tagged]] = (),
 ) -> list[Draft]:
-    """Checked words, paired by seeded matchings within (bin, tag), the ``first`` (word 1, word 2) pairs
-    before them (``--labelled-first``)."""
+    """Checked words, paired by seeded matchings within (bin, tag), the ``first`` ((word 1, tag 1), (word
+    2, tag 2)) pairs before them (``--labelled-first``)."""
     groups: dict[tuple[int, str], list[Candidate]] = {}
     parsed = {}
     for w in words:

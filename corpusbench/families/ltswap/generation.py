@@ -16,7 +16,7 @@ from corpusbench.families.ltswap import prompting
 from corpusbench.families.ltswap.agreement import check_agreement
 from corpusbench.families.ltswap.checks import check_sentence, comma_splice, detokenise, doubled_words, render
 from corpusbench.families.ltswap.parsing import extract_pair, extract_sentence
-from corpusbench.families.ltswap.records import Candidate, InflectionPair, Parsed
+from corpusbench.families.ltswap.records import Candidate, InflectionPair, Parsed, Tagged
 from corpusbench.llm.records import ChoiceRequest, GenRequest, GenResult, SamplingParams
 
 NOUN_TAGS_PTB = ("NN", "NNS", "NNP", "NNPS")
@@ -672,10 +672,11 @@ def pair_words(
     rounds: int,
     seed: int,
     lang: str,
-    first: Sequence[tuple[str, str]] = (),
+    first: Sequence[tuple[Tagged, Tagged]] = (),
 ) -> tuple[list[Draft], int]:
     """Seeded random matchings within one (bin, tag) group: each round pairs every word at most once;
-    the ``first`` (word 1, word 2) pairs whose two words are here come before them (labelled pairs).
+    the ``first`` ((word 1, tag 1), (word 2, tag 2)) pairs whose two words are here with those tags come
+    before them (labelled pairs).
 
     Returns the drafts, and the number of pairs rejected because a word occurs in the other sentence
     or both sentences are the same frame (then S1* would equal S2).
@@ -684,7 +685,6 @@ def pair_words(
 
     toks = {w.form: {t.lower() for t, _, _ in token_spans(parsed[w.form].text, lang)} for w in words}
     members = sorted(words, key=lambda w: w.form)
-    by_form = {w.form: w for w in members}
     seen: set[tuple[str, str]] = set()
     drafts: list[Draft] = []
     rejected = 0
@@ -705,9 +705,10 @@ def pair_words(
             return
         drafts.append(Draft.of_words(w1, w2, parsed[w1.form], parsed[w2.form]))
 
-    for f1, f2 in first:
-        if f1 in by_form and f2 in by_form:
-            pair(by_form[f1], by_form[f2])
+    here = {(w.form, w.tag): w for w in members}
+    for a, b in first:
+        if a in here and b in here:
+            pair(here[a], here[b])
     rng = random.Random(
         f"{seed}:pairs:{members[0].bin if members else 0}:{members[0].tag if members else ''}"
     )

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from corpusbench.corpus.store import CorpusStats
+from corpusbench.corpus.taggers import ptb_upos
 from corpusbench.errors import ConfigError, ParamError
 from corpusbench.families.ltswap import cells as cellmod
 from corpusbench.families.ltswap.agreement import det_without_verb_reading
@@ -82,6 +83,7 @@ from corpusbench.families.ltswap.records import (
     Candidate,
     InflectionPair,
     Quadruplet,
+    Tagged,
 )
 from corpusbench.families.ltswap.validity import LabelFilter
 from corpusbench.llm.records import (
@@ -298,21 +300,24 @@ def item_pools(
 
 
 def approved_first(
-    groups: Mapping[Any, list[Any]], approved: Sequence[tuple[str, str]], subtask: str
+    groups: Mapping[Any, list[Any]], approved: Sequence[tuple[Tagged, Tagged]], subtask: str
 ) -> dict[Any, list[Any]]:
-    """Each group's items reordered (``--labelled-first``): those of an ``approved`` (word 1, word 2)
-    quadruplet first, in the labels' order (WordSwap: a quadruplet's two words side by side), then the
-    rest in their seeded order."""
+    """Each group's items reordered (``--labelled-first``): those of an ``approved`` ((word 1, tag 1),
+    (word 2, tag 2)) quadruplet first, in the labels' order (WordSwap: a quadruplet's two words side by
+    side), then the rest in their seeded order. A word is matched with its tag (WordSwap) or its pair's
+    part of speech (inflection and agreement pairs): a noun's approval does not move its verb reading up."""
     rank: dict[Any, int] = {}
     for n, (a, b) in enumerate(approved):
         if subtask == "wordswap":
             rank.setdefault(a, 2 * n)
             rank.setdefault(b, 2 * n + 1)
         else:
-            rank.setdefault(frozenset((a, b)), n)
+            rank.setdefault((frozenset((a[0], b[0])), ptb_upos(a[1])), n)
 
     def key(item: Any) -> Any:
-        return item.form if subtask == "wordswap" else frozenset((item.form1, item.form2))
+        if subtask == "wordswap":
+            return (item.form, item.tag)
+        return (frozenset((item.form1, item.form2)), item.pos)
 
     big = len(rank) * 2 + 1
     return {

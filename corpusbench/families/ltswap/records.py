@@ -23,6 +23,9 @@ TAGS = NOUN_TAGS + VERB_TAGS
 AGREEMENT_RULES = ("SVSHORT", "SVLONG", "ANAPHORSHORT", "ANAPHORLONG", "DET")
 
 
+Tagged = tuple[str, str]  # (word form, its tag): how a labelled quadruplet names each word
+
+
 @dataclass(frozen=True, slots=True)
 class Verdict:
     """Outcome of one check: kept, or dropped with a reason (the reasons become funnel counters)."""

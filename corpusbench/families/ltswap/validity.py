@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from corpusbench.errors import InputError
+from corpusbench.families.ltswap.records import Tagged
 from corpusbench.intervals import wilson
 from corpusbench.io import read_utf8
 
@@ -72,12 +73,12 @@ def read_labels(paths: Iterable[Path]) -> list[dict[str, Any]]:
 class LabelFilter:
     """What labellers said about minimal pairs (good, bad sentence): the pairs any of them marked not valid,
     the pairs marked valid by all who saw them, the quadruplets approved (both pairs valid) as (subtask,
-    word 1, word 2) in file order, and the files they came from."""
+    (word 1, tag 1), (word 2, tag 2)) in file order, and the files they came from."""
 
     not_valid: frozenset[tuple[str, str]]
     files: tuple[dict[str, str], ...]  # {"file": name, "sha256": digest} per label file read
     valid: frozenset[tuple[str, str]] = frozenset()
-    approved: tuple[tuple[str, str, str], ...] = ()
+    approved: tuple[tuple[str, Tagged, Tagged], ...] = ()
 
     @property
     def digest(self) -> str:
@@ -92,8 +93,9 @@ class LabelFilter:
         """Every one of ``pairs`` (a draft's two minimal pairs) was labelled valid and never otherwise."""
         return all(p in self.valid for p in pairs)
 
-    def words_first(self, subtask: str) -> list[tuple[str, str]]:
-        """(word 1, word 2) of ``subtask``'s approved quadruplets, once each, in file order."""
+    def words_first(self, subtask: str) -> list[tuple[Tagged, Tagged]]:
+        """((word 1, tag 1), (word 2, tag 2)) of ``subtask``'s approved quadruplets, once each, in file
+        order: a word approved as a noun says nothing about its verb reading."""
         return list(dict.fromkeys((a, b) for s, a, b in self.approved if s == subtask))
 
     def describe(self) -> dict[str, object]:
@@ -119,7 +121,7 @@ def label_filter(paths: Iterable[str | Path]) -> LabelFilter:
     bad = {pair for pair, label in said if label != "valid"}
     good = {pair for pair, label in said if label == "valid"} - bad
     approved = tuple(
-        (r["subtask"], r["w1"], r["w2"])
+        (r["subtask"], (r["w1"], r.get("tag1", "")), (r["w2"], r.get("tag2", "")))
         for r in rows
         if (r["s1_good"], r["s1_bad"]) in good and (r["s2_good"], r["s2_bad"]) in good
     )

@@ -28,7 +28,11 @@ PARAMS = LtswapParams(per_cell=2, max_per_bin=200, rules=("SVSHORT", "SVLONG"), 
 def _row(q: dict, labels: list[str]) -> dict:
     keep = all(x == "valid" for x in labels)
     return {
-        **{k: q[k] for k in ("subtask", "w1", "w2", "s1_good", "s1_bad", "s2_good", "s2_bad")},
+        **{
+            k: q[k]
+            for k in ("subtask", "w1", "w2", "tag1", "tag2", "s1_good", "s1_bad", "s2_good", "s2_bad")
+            if k in q
+        },
         "labels": labels,
         "keep": keep,
         "why": "" if keep else "test",

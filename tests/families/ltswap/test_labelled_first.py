@@ -14,7 +14,7 @@ from corpusbench.errors import ParamError
 from corpusbench.families.ltswap.generation import pair_words
 from corpusbench.families.ltswap.params import LtswapFamilyParams, labelled_filter
 from corpusbench.families.ltswap.pipeline import LtswapParams, approved_first, run_ltswap
-from corpusbench.families.ltswap.records import Candidate, Parsed
+from corpusbench.families.ltswap.records import Candidate, InflectionPair, Parsed
 from corpusbench.families.ltswap.release import labelled_line
 from corpusbench.families.ltswap.validity import label_filter
 from corpusbench.llm.cache import CachedLLM
@@ -27,6 +27,8 @@ QUAD = {
     "subtask": "wordswap",
     "w1": "otter",
     "w2": "beaver",
+    "tag1": "NN",
+    "tag2": "NN",
     "s1_good": "The otter swam.",
     "s1_bad": "The beaver swam.",
     "s2_good": "A beaver dam.",
@@ -38,7 +40,8 @@ def test_approved_means_every_labeller_said_valid(tmp_path) -> None:
     _write(tmp_path / "a.jsonl", [_row(QUAD, ["valid", "valid"])])
     one = label_filter([tmp_path])
     assert one.approves([("The otter swam.", "The beaver swam."), ("A beaver dam.", "An otter dam.")])
-    assert one.words_first("wordswap") == [("otter", "beaver")] and one.words_first("inflswap") == []
+    assert one.words_first("wordswap") == [(("otter", "NN"), ("beaver", "NN"))]
+    assert one.words_first("inflswap") == []
     assert one.describe()["pairs_valid"] == 2
     _write(tmp_path / "b.jsonl", [_row(QUAD, ["valid", "marginal"])])  # a second labeller doubts pair 2
     two = label_filter([tmp_path])
@@ -63,8 +66,31 @@ def _word(form: str) -> Candidate:
 
 def test_approved_words_come_first_and_the_rest_keep_their_order() -> None:
     words = [_word(f) for f in ("ant", "bee", "cat", "dog", "eel")]
-    out = approved_first({(3, "NN"): words}, [("eel", "bee"), ("zebra", "cat")], "wordswap")
+    approved = [(("eel", "NN"), ("bee", "NN")), (("zebra", "NN"), ("cat", "NN"))]
+    out = approved_first({(3, "NN"): words}, approved, "wordswap")
     assert [w.form for w in out[(3, "NN")]] == ["eel", "bee", "cat", "ant", "dog"]
+
+
+def test_a_word_approved_as_a_noun_keeps_its_verb_reading_in_seeded_order() -> None:
+    nouns = [_word(f) for f in ("ant", "bee", "cat")]
+    verbs = [replace(w, tag="VB", pos="VERB") for w in nouns]
+    out = approved_first({(3, "NN"): nouns, (3, "VB"): verbs}, [(("cat", "NN"), ("bee", "NN"))], "wordswap")
+    assert [w.form for w in out[(3, "NN")]] == ["cat", "bee", "ant"]
+    assert [w.form for w in out[(3, "VB")]] == ["ant", "bee", "cat"]
+
+    # inflection pairs: matched by their part of speech (the labels' tags, NN/NNS -> NOUN)
+    def ip(lemma: str, plural: str, pos: str, t1: str, t2: str) -> InflectionPair:
+        return InflectionPair(
+            lemma=lemma, pos=pos, form1=lemma, tag1=t1, freq1=5, form2=plural, tag2=t2, freq2=5, bin=3
+        )
+
+    pairs = {
+        pos: [ip("wonder", "wonders", pos, t1, t2), ip("ark", "arks", pos, t1, t2)]
+        for pos, t1, t2 in (("NOUN", "NN", "NNS"), ("VERB", "VB", "VBZ"))
+    }
+    out = approved_first(pairs, [(("arks", "NNS"), ("ark", "NN"))], "inflswap")
+    assert [p.form1 for p in out["NOUN"]] == ["ark", "wonder"]
+    assert [p.form1 for p in out["VERB"]] == ["wonder", "ark"]
 
 
 def test_labelled_pairs_are_formed_before_the_seeded_matchings() -> None:
@@ -76,9 +102,11 @@ def test_labelled_pairs_are_formed_before_the_seeded_matchings() -> None:
     missing = next(
         (a.form, b.form) for a in words for b in words if a.form < b.form and (a.form, b.form) not in pairs
     )
-    first, _ = pair_words(words, parsed, 1, 0, "en", [missing])
+    first, _ = pair_words(words, parsed, 1, 0, "en", [((missing[0], "NN"), (missing[1], "NN"))])
     assert (first[0].w1, first[0].w2) == missing
     assert [(d.w1, d.w2) for d in first[1:]] == [(d.w1, d.w2) for d in plain]
+    as_verbs, _ = pair_words(words, parsed, 1, 0, "en", [((missing[0], "VB"), (missing[1], "VB"))])
+    assert [(d.w1, d.w2) for d in as_verbs] == [(d.w1, d.w2) for d in plain]  # approved as verbs: not here
 
 
 @pytest.fixture(scope="module")
