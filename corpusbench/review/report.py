@@ -275,6 +275,12 @@ def markdown(rep: dict[str, Any]) -> str:
                 f"| {title(s)} | {j['kept']} | {j['rejected']} | {_ci(j['precision'])} | "
                 f"{_ci(j['recall'])} | {_pct(j.get('recall_weighted'))} | {_pct(j['kappa'])} |"
             )
+    for s, a in rep.get("agreement", {}).items():
+        lines += [
+            "",
+            f"{title(s)}: {a['n']} benchmark items labelled more than once, {a['same']} with one label from "
+            f"all, Fleiss' κ {_pct(a['kappa'])}.",
+        ]
     for k in rep["reviewer_kappa"]:
         lines += [
             "",

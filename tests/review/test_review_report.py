@@ -79,6 +79,10 @@ def test_two_reviewers_get_a_kappa_and_a_shared_verdict(release_dir: Path, run_d
     (k,) = rep["reviewer_kappa"]
     assert (k["a"], k["b"], k["n"]) == ("ann", "bob", 28) and k["agreement"] == pytest.approx(24 / 28)
     assert rep["judge"]["all"]["recall"]["n"] == 24  # a rejected draft is valid only if both said so
+    # the benchmark's own items (kept drafts) labelled twice: both said valid on all 24, κ undefined
+    assert sum(a["n"] for a in rep["agreement"].values()) == 24
+    assert all(a["same"] == a["n"] and math.isnan(a["kappa"]) for a in rep["agreement"].values())
+    assert "benchmark items labelled more than once" in markdown(rep)
 
 
 def test_report_cli_writes_table_json_and_figure(release_dir: Path, run_dir: Path) -> None:
