@@ -132,7 +132,7 @@ def ltswap(
         if plan_only:
             from corpusbench.families.ltswap.sizing import price
 
-            priced = price(plan, llm, params, progress)
+            priced = price(plan, llm, params, progress, labelled)
             served = llm.describe().get("model")
         else:
             result = run_ltswap(st, llm, params, out, progress, plan, labelled)

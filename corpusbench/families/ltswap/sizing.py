@@ -289,16 +289,23 @@ def pilot_counts(pools: cellmod.Pools, counts: Mapping[cellmod.Group, int]) -> d
 
 
 def run_pilot(
-    plan: Any, llm: Any, params: Any, progress: Callable[[str, int, int], None] | None = None
+    plan: Any,
+    llm: Any,
+    params: Any,
+    progress: Callable[[str, int, int], None] | None = None,
+    labelled: Any = None,
 ) -> Pilot:
-    """Run the pipeline on the pilot's draw through ``llm`` (the run's cache): every draft is judged."""
+    """Run the pipeline on the pilot's draw through ``llm`` (the run's cache): every draft is judged, but
+    those the run's human filter (``labelled``, ``--drop-labelled``) drops, as the run drops them."""
     from corpusbench.families.ltswap import pipeline
 
     words, infl, agr = pipeline.draw(plan.pools, pilot_counts(plan.pools, plan.counts))
     timed = _Timed(llm)
     before = _used(llm)
     t0 = time.perf_counter()
-    attempt = pipeline._attempt(plan, timed, replace(params, per_cell=None), words, infl, agr, progress)
+    attempt = pipeline._attempt(
+        plan, timed, replace(params, per_cell=None), words, infl, agr, progress, labelled=labelled
+    )
     seconds = time.perf_counter() - t0
     f = attempt.funnel
     kept = sum(len(q) for q in attempt.quads.values())
@@ -339,13 +346,17 @@ class Priced:
 
 
 def price(
-    plan: Any, llm: Any, params: Any, progress: Callable[[str, int, int], None] | None = None
+    plan: Any,
+    llm: Any,
+    params: Any,
+    progress: Callable[[str, int, int], None] | None = None,
+    labelled: Any = None,
 ) -> Priced:
-    """The pilot on this corpus, then the run's estimate at the low end, the value and the high end of the
-    pilot's shares."""
+    """The pilot on this corpus (with the run's human filter, ``labelled``), then the run's estimate at the
+    low end, the value and the high end of the pilot's shares."""
     from corpusbench.families.ltswap.filtering import pick_nonce
 
-    pilot = run_pilot(plan, llm, params, progress)
+    pilot = run_pilot(plan, llm, params, progress, labelled)
     timing = pilot.timing or time_backend(
         llm.backend, params, plan.words, pick_nonce(params.nonce, plan.vocab)
     )

@@ -3,6 +3,7 @@ so the real run sends none of them again; its shares give the estimate as a rang
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -46,6 +47,29 @@ def test_the_range_brackets_the_pilots_value(slice_stats, tmp_path):
     lo, mid, hi = (priced.pilot.rates(e) for e in sizing.ENDS)
     for s in PARAMS.subtasks:
         assert lo.sentence[s] <= mid.sentence[s] <= hi.sentence[s]
+
+
+def test_the_pilot_drops_what_the_runs_human_filter_drops(slice_stats, tmp_path, monkeypatch):
+    """With ``--drop-labelled`` the pilot's drafts go through the same human filter as the run's: a kept
+    quadruplet whose pair a labeller marked not valid is dropped before the judge, not judged."""
+    from corpusbench.families.ltswap import pipeline
+    from corpusbench.families.ltswap.validity import label_filter
+
+    seen = []
+    real = pipeline._attempt
+    monkeypatch.setattr(pipeline, "_attempt", lambda *a, **k: seen.append(real(*a, **k)) or seen[-1])
+    plan = plan_ltswap(slice_stats, PARAMS)
+    first = sizing.price(plan, CachedLLM(RuleLLM(), tmp_path / "c.sqlite"), PARAMS).pilot
+    q = next(q for qs in seen[-1].quads.values() for q in qs)
+    row = {"subtask": q.subtask, "w1": q.w1, "w2": q.w2, "s1_good": q.s1_good, "s1_bad": q.s1_bad}
+    row |= {"s2_good": q.s2_good, "s2_bad": q.s2_bad, "labels": ["invalid", "valid"], "keep": False}
+    (tmp_path / "labels.jsonl").write_text(json.dumps(row) + "\n", encoding="utf-8")
+    labelled = label_filter([tmp_path / "labels.jsonl"])
+    again = sizing.price(plan, CachedLLM(RuleLLM(), tmp_path / "c.sqlite"), PARAMS, labelled=labelled).pilot
+    funnel = seen[-1].funnel
+    assert sum(n for (_s, _b, r), n in funnel.drops.items() if r == "labelled_not_valid") == 1
+    assert q not in [x for qs in seen[-1].quads.values() for x in qs]
+    assert again.judged == first.judged - 1 and again.kept == first.kept - 1
 
 
 @pytest.fixture(scope="module")
