@@ -204,9 +204,15 @@ def section(manifest: dict[str, Any]) -> str:
         for r, n in h["reviewers"].items()
     )
     when = f", {h['from'][:10]} to {h['to'][:10]}" if h.get("from") else ""
+    twice = (
+        " A pair labelled more than once is valid only when every label says so."
+        if h.get("agreement")
+        else ""
+    )
     lines = [
         f"{h['labelled']} items labelled by {who}{when}. Each minimal pair is labelled valid (one sentence "
-        "right and the other wrong because of the swap), marginal or invalid; marginal counts as not valid.",
+        "right and the other wrong because of the swap), marginal or invalid; marginal counts as not valid."
+        + twice,
         "",
     ]
     page = [r for r in h["reviewers"] if r not in names]

@@ -135,6 +135,7 @@ def test_the_card_reports_agreement_only_for_label_sets_that_share_pairs(tmp_pat
     pooled = read_json(out / "provenance.json")["human_validation"]["agreement"]
     assert sum(a["n"] for a in pooled.values()) == 6 and sum(a["same"] for a in pooled.values()) == 5
     assert "| pairs labelled twice or more | same label from all | Fleiss' κ |" in section
+    assert "A pair labelled more than once is valid only when every label says so." in section
     kappas = read_json(out / "provenance.json")["human_validation"]["reviewer_kappa"]
     assert [(k["a"], k["b"], k["n"], k["agreement"]) for k in kappas] == [
         ("other", "set37", 2, 1.0),
@@ -147,6 +148,7 @@ def test_one_label_set_says_agreement_is_not_measured(tmp_path: Path) -> None:
     out = build_release(ReleaseSpec.load(write_spec(tmp_path, review=REVIEW)), tmp_path / "build").path
     card = (out / "README.md").read_text(encoding="utf-8")
     assert "No item carries labels from two label sets: agreement between labellers is not measured." in card
+    assert "labelled more than once" not in card
 
 
 def test_a_rebuild_keeps_page_labels_and_redoes_imported_ones(tmp_path: Path) -> None:
