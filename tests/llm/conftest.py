@@ -76,7 +76,7 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     except Exception:
         return  # the vllm_py fixture reports it
     spec = ServerSpec(model=str(DEFAULT_MODEL_DIR), port=free_port(), max_model_len=2048, python=str(py))
-    cache = item.config.cache
+    cache = getattr(item.config, "cache", None)  # None under -p no:cacheprovider
     log = Path(cache.mkdir("corpusbench-llm")) / "vllm-server.log" if cache else Path("vllm-server.log")
     log.unlink(missing_ok=True)
     handle = ServerHandle(spec, log)
