@@ -49,7 +49,8 @@ $(JUDGE_MODEL_DIR)/config.json: $(STAMP) corpusbench/assets/judge_model.py corpu
 # 6,177 tokens, 4.8 min cold; the audit labels cover 17 / 24 / 33 kept quadruplets, all pairs valid. Round ten
 # (docs/ltswap.md "Round ten"): --min-words 8 (guided InflectionSwap sentences may not stop before 8 words: 9.9
 # words per sentence, was 8.7), 1,145 requests, 6,453 tokens; audit labels cover every kept quadruplet,
-# pairs valid 54/60, 64/66, 66/66. On 2 AVX2-only cores the cold LT-Swap step takes 19.7 min (items identical). Round six: 1,255 requests, 6,600 tokens. Round five: 1,300 requests, 7,096 tokens. Round
+# pairs valid 54/60, 64/66, 66/66. On 2 AVX2-only cores the cold LT-Swap step takes 19.7 min (items identical);
+# --llm-concurrency 48 (2026-11-29): 14.6 min cold on the same cores, the same items (96 was slower). Round six: 1,255 requests, 6,600 tokens. Round five: 1,300 requests, 7,096 tokens. Round
 # four: 1,147 requests, 6,703 tokens. Round three: 955 requests,
 # 7,583 tokens; round
 # two 947, 7,208; the 2026-11-27 openings: 806, 5,399; before #37 (2026-11-26, cold, 2 AVX2 cores): 7.9
@@ -57,7 +58,8 @@ $(JUDGE_MODEL_DIR)/config.json: $(STAMP) corpusbench/assets/judge_model.py corpu
 LTSWAP_DEMO_ARGS ?= --per-cell 3 --agreement-cells bin --max-per-bin wordswap=14,inflswap=12,agrswap=6 \
 	--pairs-per-word 2 --rules SVSHORT,SVLONG,DET --agreement-samples 1 --no-confirm-inflections \
 	--writer-prompt v5 --force-form wordswap,inflswap,agrswap --rewrites 1 --wordswap-rule lm --wordswap-threshold 7 \
-	--frames subject --drop-labelled benchmarks/data/ltswap_validity --labelled-first wordswap,inflswap --min-words 8
+	--frames subject --drop-labelled benchmarks/data/ltswap_validity --labelled-first wordswap,inflswap --min-words 8 \
+	--llm-concurrency 48
 
 DEMO_TARGETS += vllm-venv judge-model
 DEMO_STEPS += $(PY) -m corpusbench ltswap build $(DATA)/default --stats out/demo/stats --out out/demo/ltswap \

@@ -108,6 +108,8 @@ class FakeOpenAI:
         self.hits: Counter[str] = Counter()
         self.requests = 0
         self.bodies: list[dict[str, Any]] = []  # every POST body, in arrival order
+        self.in_flight = 0  # POSTs being answered now, and the most at once since the last reset
+        self.most_in_flight = 0
         self._lock = threading.Lock()
         self.closed = threading.Event()  # set on exit: a trickling answer stops
         self._server = _QuietServer(("127.0.0.1", port or free_port()), _handler(self))
@@ -122,6 +124,7 @@ class FakeOpenAI:
         assert mode in MODES, mode
         with self._lock:
             self.mode, self.script, self.requests = mode, {}, 0
+            self.most_in_flight = self.in_flight
             self.hits.clear()
             self.bodies.clear()
 
@@ -183,6 +186,16 @@ def _handler(fake: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                 self._send(200, {"object": "list", "data": [{"id": fake.model}]})
 
         def do_POST(self) -> None:
+            with fake._lock:
+                fake.in_flight += 1
+                fake.most_in_flight = max(fake.most_in_flight, fake.in_flight)
+            try:
+                self._post()
+            finally:
+                with fake._lock:
+                    fake.in_flight -= 1
+
+        def _post(self) -> None:
             body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
             if self._refused():
                 return

@@ -27,7 +27,7 @@ def test_a_release_spec_names_its_keys_never_an_option() -> None:
     with pytest.raises(ConfigError) as per_cell:
         parse_params(LtswapParams, {"per_cell": 0}, where)
     assert str(per_cell.value).startswith(f"{where}.per_cell must be a whole number")
-    for key, bad in (("llm_timeout", 0), ("llm_retries", -1)):
+    for key, bad in (("llm_timeout", 0), ("llm_retries", -1), ("llm_concurrency", 0)):
         with pytest.raises(ConfigError) as raised:
             parse_params(LtswapSpec, {key: bad}, where)
         assert str(raised.value).startswith(f"{where}.{key} must"), raised.value

@@ -38,6 +38,7 @@ BACKEND_HELP = (
 ALIASES = {k: v for k, v in BACKEND_NAMES.items() if k != v}
 DEFAULT_BASE_URL = f"http://127.0.0.1:{DEFAULT_PORT}/v1"
 DEFAULT_CACHE = Path(".cache") / "llm.sqlite"
+DEFAULT_CONCURRENCY = 16  # requests in flight to a server (the OpenAI-compatible client)
 DEFAULT_TIMEOUT = 180.0  # seconds per call: a CPU server answering 16 concurrent calls needs ~20-60 s
 DEFAULT_RETRIES = 3  # a call that times out is sent once more at most (openai_backend)
 
@@ -76,7 +77,7 @@ class LLMSpec:
     base_url: str = DEFAULT_BASE_URL
     api_key: str | None = None
     cache: str | Path | None = DEFAULT_CACHE
-    concurrency: int = 16
+    concurrency: int = DEFAULT_CONCURRENCY
     timeout: float = DEFAULT_TIMEOUT
     max_retries: int = DEFAULT_RETRIES
     max_model_len: int | None = 2048

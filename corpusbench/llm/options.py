@@ -78,6 +78,14 @@ LLMTimeout = Annotated[
         "sent once more at most.",
     ),
 ]
+LLMConcurrency = Annotated[
+    int,
+    typer.Option(
+        "--llm-concurrency",
+        help="Requests in flight to the LLM server (vllm-server/openai). A seeded float32 run on the vLLM "
+        "CPU server writes the same answers at any concurrency; more keeps its batches fuller.",
+    ),
+]
 LLMRetries = Annotated[
     int, typer.Option("--llm-retries", help="Retries of a call that fails (connection error, HTTP 429/5xx).")
 ]

@@ -17,12 +17,13 @@ from rich.table import Table
 from corpusbench.console import make_console
 from corpusbench.errors import ConfigError, option_names
 from corpusbench.families.ltswap.params import LtswapFamilyParams, labelled_filter, run_params
-from corpusbench.llm.api import DEFAULT_BACKEND, DEFAULT_RETRIES, DEFAULT_TIMEOUT
+from corpusbench.llm.api import DEFAULT_BACKEND, DEFAULT_CONCURRENCY, DEFAULT_RETRIES, DEFAULT_TIMEOUT
 from corpusbench.llm.options import (
     LLMApiKey,
     LLMBackend,
     LLMBaseUrl,
     LLMCache,
+    LLMConcurrency,
     LLMRetries,
     LLMTimeout,
     MaxLLMFailures,
@@ -64,15 +65,21 @@ def register(app: typer.Typer) -> None:
 
 
 def _llm_options(
-    timeout: float, retries: int, max_failures: str, api_key: str | None, trust_remote_code: bool
+    timeout: float,
+    retries: int,
+    max_failures: str,
+    api_key: str | None,
+    trust_remote_code: bool,
+    concurrency: int = DEFAULT_CONCURRENCY,
 ) -> LLMOptions:
     from corpusbench.families.ltswap.session import LLMOptions
     from corpusbench.llm.records import FailureBudget
 
-    with option_names(timeout="--llm-timeout", retries="--llm-retries"):
+    with option_names(timeout="--llm-timeout", retries="--llm-retries", concurrency="--llm-concurrency"):
         return LLMOptions(
             timeout=timeout,
             retries=retries,
+            concurrency=concurrency,
             max_failures=FailureBudget.parse(max_failures),
             api_key=api_key,
             trust_remote_code=trust_remote_code,
@@ -93,6 +100,7 @@ def ltswap(
     workers: int = typer.Option(1, "--workers", "-w", help="Workers for the stats step."),
     llm_timeout: LLMTimeout = DEFAULT_TIMEOUT,
     llm_retries: LLMRetries = DEFAULT_RETRIES,
+    llm_concurrency: LLMConcurrency = DEFAULT_CONCURRENCY,
     max_llm_failures: MaxLLMFailures = "0",
     api_key: LLMApiKey = None,
     trust_remote_code: TrustRemoteCode = False,
@@ -109,7 +117,9 @@ def ltswap(
         labelled = labelled_filter(p)
     from corpusbench.families.ltswap.session import corpus_stats, open_run_llm
 
-    options = _llm_options(llm_timeout, llm_retries, max_llm_failures, api_key, trust_remote_code)
+    options = _llm_options(
+        llm_timeout, llm_retries, max_llm_failures, api_key, trust_remote_code, llm_concurrency
+    )
     err = make_console(stderr=True)
     st = corpus_stats(corpus, stats, out, lang, workers, say=console.print)
     with contextlib.ExitStack() as stack:
@@ -322,6 +332,7 @@ def judge_cmd(
     batch_size: int = typer.Option(8, "--batch-size", help="transformers backend: prompts per batch."),
     llm_timeout: LLMTimeout = DEFAULT_TIMEOUT,
     llm_retries: LLMRetries = DEFAULT_RETRIES,
+    llm_concurrency: LLMConcurrency = DEFAULT_CONCURRENCY,
     max_llm_failures: MaxLLMFailures = "0",
     api_key: LLMApiKey = None,
     trust_remote_code: TrustRemoteCode = False,
@@ -332,7 +343,9 @@ def judge_cmd(
     from corpusbench.io import write_jsonl
 
     rule = FilterRule(filter_rule or FilterRule().name, threshold)
-    options = _llm_options(llm_timeout, llm_retries, max_llm_failures, api_key, trust_remote_code)
+    options = _llm_options(
+        llm_timeout, llm_retries, max_llm_failures, api_key, trust_remote_code, llm_concurrency
+    )
     parsed, _ = read_items(items)  # a bad line fails here, before any model is loaded
     with contextlib.ExitStack() as stack:
         from corpusbench.progress_llm import LLMProgress
@@ -388,6 +401,7 @@ def judge_check_cmd(
     ),
     llm_timeout: LLMTimeout = DEFAULT_TIMEOUT,
     llm_retries: LLMRetries = DEFAULT_RETRIES,
+    llm_concurrency: LLMConcurrency = DEFAULT_CONCURRENCY,
     max_llm_failures: MaxLLMFailures = "0",
     api_key: LLMApiKey = None,
     trust_remote_code: TrustRemoteCode = False,
@@ -406,7 +420,9 @@ def judge_check_cmd(
     from corpusbench.io import write_json
 
     src = items or CALIBRATION_SET
-    options = _llm_options(llm_timeout, llm_retries, max_llm_failures, api_key, trust_remote_code)
+    options = _llm_options(
+        llm_timeout, llm_retries, max_llm_failures, api_key, trust_remote_code, llm_concurrency
+    )
     parsed, labels = read_items(src, labelled=True)
     if per_subtask is not None:
         parsed, labels = balanced_subset(parsed, labels, per_subtask)

@@ -20,7 +20,7 @@ from typing import Any
 from corpusbench.errors import ConfigError, InputError, ParamError
 from corpusbench.families.ltswap.prompting import DEFAULT_WRITER
 from corpusbench.families.ltswap.records import AGREEMENT_RULES, SUBTASKS
-from corpusbench.llm.api import DEFAULT_RETRIES, DEFAULT_TIMEOUT
+from corpusbench.llm.api import DEFAULT_CONCURRENCY, DEFAULT_RETRIES, DEFAULT_TIMEOUT
 from corpusbench.params import param, spec_view
 
 
@@ -244,6 +244,12 @@ class LtswapFamilyParams:
     llm_retries: int = param(
         DEFAULT_RETRIES, help="Retries of a failed LLM call.", cli=False, option="--llm-retries"
     )
+    llm_concurrency: int = param(
+        DEFAULT_CONCURRENCY,
+        help="Requests in flight to the LLM server.",
+        cli=False,
+        option="--llm-concurrency",
+    )
     max_llm_failures: int | float | str = param(
         0,
         help='Failed calls the run may absorb: a count, a share (0.02) or "2%".',
@@ -304,13 +310,16 @@ def labelled_filter(p: Any, resolve: Any = Path) -> Any:
 
 
 def llm_options(p: Any) -> Any:
-    """The run's ``session.LLMOptions``: the spec's ``llm_timeout``, ``llm_retries``, ``max_llm_failures``."""
+    """The run's ``session.LLMOptions``: the spec's ``llm_timeout``, ``llm_retries``, ``llm_concurrency``,
+    ``max_llm_failures``."""
     from corpusbench.families.ltswap.session import LLMOptions
     from corpusbench.llm.records import FailureBudget
 
     budget = FailureBudget.parse(p.max_llm_failures, "max_llm_failures")
     try:
-        return LLMOptions(timeout=p.llm_timeout, retries=p.llm_retries, max_failures=budget)
+        return LLMOptions(
+            timeout=p.llm_timeout, retries=p.llm_retries, concurrency=p.llm_concurrency, max_failures=budget
+        )
     except ParamError as e:  # timeout/retries: named by their spec keys (parse_params adds where)
         raise ParamError(f"llm_{e.param}", e.problem) from None
 

@@ -17,18 +17,20 @@ from typing import Any
 
 from corpusbench.corpus.store import CorpusStats
 from corpusbench.errors import ConfigError, ParamError
-from corpusbench.llm.api import DEFAULT_RETRIES, DEFAULT_TIMEOUT
+from corpusbench.llm.api import DEFAULT_CONCURRENCY, DEFAULT_RETRIES, DEFAULT_TIMEOUT
 from corpusbench.llm.cache import CachedLLM
 from corpusbench.llm.records import FailureBudget
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class LLMOptions:
-    """How a run talks to its LLM: seconds per call, retries, the failure budget, the server's API key
-    (None: OPENAI_API_KEY) and whether a model folder's own code may run (transformers)."""
+    """How a run talks to its LLM: seconds per call, retries, requests in flight to a server, the failure
+    budget, the server's API key (None: OPENAI_API_KEY) and whether a model folder's own code may run
+    (transformers)."""
 
     timeout: float = DEFAULT_TIMEOUT
     retries: int = DEFAULT_RETRIES
+    concurrency: int = DEFAULT_CONCURRENCY
     max_failures: FailureBudget = field(default_factory=FailureBudget)
     api_key: str | None = field(default=None, repr=False)
     trust_remote_code: bool = False
@@ -38,6 +40,8 @@ class LLMOptions:
             raise ParamError("timeout", f"must be a positive number of seconds (got {self.timeout})")
         if self.retries < 0:
             raise ParamError("retries", f"must be 0 or more (got {self.retries})")
+        if self.concurrency < 1:
+            raise ParamError("concurrency", f"must be 1 or more (got {self.concurrency})")
 
 
 def corpus_stats(
@@ -146,6 +150,7 @@ def open_run_llm(
             batch_size=batch_size,
             timeout=options.timeout,
             max_retries=options.retries,
+            concurrency=options.concurrency,
             api_key=options.api_key,
             trust_remote_code=options.trust_remote_code,
             restart_hint=restart_hint,

@@ -93,6 +93,26 @@ def test_judge_timeout_option(fake, items, tmp_path):
     assert max(fake.hits.values()) == 2  # default 3 retries, but a timed-out call is sent once more only
 
 
+@pytest.mark.parametrize("n", [1, 3])
+def test_judge_sends_at_most_llm_concurrency_requests_at_once(fake, items, tmp_path, n):
+    fake.reset("slow")
+    delay, fake.delay = fake.delay, 0.2
+    try:
+        r = invoke(
+            "ltswap", "judge", items, "--out", tmp_path / "v.jsonl", "--llm-backend", "openai",
+            "--llm-base-url", fake.url, "--llm-cache", tmp_path / f"c{n}.sqlite", "--llm-concurrency", str(n),
+            "--llm-retries", "0",
+        )  # fmt: skip
+    finally:
+        fake.delay = delay
+    assert r.exit_code == 0, r.output
+    assert fake.requests > n and fake.most_in_flight == n
+    bad = invoke("ltswap", "judge", items, "--out", tmp_path / "v.jsonl", "--llm-concurrency", "0")
+    assert bad.exit_code == 2
+    [line] = error_lines(bad.output)
+    assert "--llm-concurrency must be 1 or more (got 0)" in line
+
+
 def test_judge_input_errors_are_one_line(items, tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_bytes(items.read_bytes() + b'{"id": "caf\xe9"}\n')
