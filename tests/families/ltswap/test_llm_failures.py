@@ -94,19 +94,15 @@ def test_judge_timeout_option(fake, items, tmp_path):
 
 
 @pytest.mark.parametrize("n", [1, 3])
-def test_judge_sends_at_most_llm_concurrency_requests_at_once(fake, items, tmp_path, n):
-    fake.reset("slow")
-    delay, fake.delay = fake.delay, 0.2
-    try:
+def test_judge_sends_at_most_llm_concurrency_requests_at_once(items, tmp_path, n):
+    with FakeOpenAI(mode="slow", delay=0.2) as own:  # its own server: no request of another test in flight
         r = invoke(
             "ltswap", "judge", items, "--out", tmp_path / "v.jsonl", "--llm-backend", "openai",
-            "--llm-base-url", fake.url, "--llm-cache", tmp_path / f"c{n}.sqlite", "--llm-concurrency", str(n),
+            "--llm-base-url", own.url, "--llm-cache", tmp_path / "c.sqlite", "--llm-concurrency", str(n),
             "--llm-retries", "0",
         )  # fmt: skip
-    finally:
-        fake.delay = delay
-    assert r.exit_code == 0, r.output
-    assert fake.requests > n and fake.most_in_flight == n
+        assert r.exit_code == 0, r.output
+        assert own.requests > n and own.most_in_flight == n
     bad = invoke("ltswap", "judge", items, "--out", tmp_path / "v.jsonl", "--llm-concurrency", "0")
     assert bad.exit_code == 2
     [line] = error_lines(bad.output)
