@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -49,8 +49,8 @@ def order_key(group: str) -> tuple[int, str, float]:
     return rank, sub, float(num.group()) if num else -1.0
 
 
-def _verdict(labels: Iterable[Label]) -> str | None:
-    vs = [lab.verdict for lab in labels if lab.verdict != "skip"]
+def _verdict(vs: Sequence[str]) -> str | None:
+    """One item's verdict from its labels (skips left out): invalid if any, valid if all, else marginal."""
     if not vs:
         return None
     if "invalid" in vs:
@@ -89,8 +89,8 @@ def build_report(folder: Path, current_items: set[str] | None = None) -> dict[st
     items = []
     stale = 0
     for fp, labs in per_item.items():
-        v = _verdict(labs)
         verdicts = [lab.verdict for lab in labs if lab.verdict != "skip"]
+        v = _verdict(verdicts)
         row = labs[0].row
         if current_items is not None and row.get("judge") != JUDGE_REJECTED and fp not in current_items:
             stale += 1
