@@ -40,7 +40,20 @@ help:
 	@echo "make bench   - run benchmarks/ (writes benchmarks/results/)"
 	@echo "make lint    - ruff"
 
-setup: $(SETUP_TARGETS)
+# Setup steps (venvs, downloads, model conversions) run side by side: they are independent but for the
+# prerequisites each declares, and most of their time is waiting on the network and the disk.
+# SETUP_JOBS=1 runs them one after another.
+SETUP_JOBS ?= 4
+PREPARE = $(MAKE) --no-print-directory -j$(SETUP_JOBS) --output-sync=line
+
+setup:
+	$(PREPARE) needs-setup
+
+# What each command needs set up (one goal each, so a set-up tree prints nothing).
+.PHONY: needs-setup needs-demo needs-test
+needs-setup: $(SETUP_TARGETS) ; @:
+needs-demo: $(SETUP_TARGETS) $(DEMO_TARGETS) ; @:
+needs-test: $(SETUP_TARGETS) $(TEST_TARGETS) ; @:
 
 venv: $(STAMP)
 $(STAMP): pyproject.toml
@@ -74,7 +87,8 @@ $(MODEL_DIR)/config.json: $(STAMP) corpusbench/assets/smollm2.py
 	rm -rf $(MODEL_DIR).tmp
 	$(PY) -m corpusbench.assets.smollm2 $(MODEL_DIR)
 
-demo: setup $(DEMO_TARGETS)
+demo:
+	$(PREPARE) needs-demo
 	$(PY) -m corpusbench stats $(DATA)/default --out out/demo/stats --workers 2
 	set -e; trap '$(DEMO_SUMMARY) || true' EXIT; $(DEMO_STEPS)
 
@@ -86,14 +100,16 @@ DEMO_SUMMARY = $(PY) -m corpusbench demo summary --markdown out/demo/SUMMARY.md
 demo-summary:
 	$(DEMO_SUMMARY)
 
-test: setup $(TEST_TARGETS)
+test:
+	$(PREPARE) needs-test
 	$(PY) -m ruff check corpusbench tests benchmarks
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 test-fast: setup
 	$(PY) -m pytest -m "not slow" $(PYTEST_ARGS)
 
-bench: setup $(TEST_TARGETS)
+bench:
+	$(PREPARE) needs-test
 	$(PY) -m benchmarks $(BENCH_ARGS)
 
 lint:

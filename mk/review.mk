@@ -7,7 +7,7 @@ REVIEW_BROWSER_STAMP := $(VENV)/.review-browser-stamp
 
 .PHONY: review-browser
 review-browser: $(REVIEW_BROWSER_STAMP)
-$(REVIEW_BROWSER_STAMP): $(STAMP)
+$(REVIEW_BROWSER_STAMP): $(STAMP) .deb.stamp  # after it: one apt-get at a time
 	@if ! dpkg -s $(REVIEW_DEB_PKGS) >/dev/null 2>&1; then \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(REVIEW_DEB_PKGS) >/dev/null; fi
 	dpkg -s $(REVIEW_DEB_PKGS) >/dev/null
