@@ -132,8 +132,10 @@ def judge_figures(model: str | None, judge: dict[str, Any] | None) -> dict[str, 
     return {"model": model, "items": by_model.get("n"), **fig}
 
 
-def figures_markdown(fig: dict[str, Any] | None, rule: str) -> str:
-    """A small Markdown table of a judge's calibration figures (or a line saying how to measure them)."""
+def figures_markdown(fig: dict[str, Any] | None, rule: str, subtask: str | None = None) -> str:
+    """A small Markdown table of a judge's calibration figures (or a line saying how to measure them);
+    with ``subtask``, only that subtask's row (where the figures have one): a card section shows the rule
+    on the items it judges, not on the other subtasks' items."""
     if fig is None:
         return (
             f"Judge figures: not measured for this model with the `{rule}` rule; run "
@@ -143,15 +145,20 @@ def figures_markdown(fig: dict[str, Any] | None, rule: str) -> str:
     def pct(x: float | None) -> str:
         return "—" if x is None else f"{100 * x:.0f}%"
 
+    scores = fig["scores"]
+    own = [s for s in scores if s["subtask"] == subtask]
+    if own:
+        scores = own
+    which = f"{own[0]['n']} labelled {subtask}" if own else f"{fig['items']} labelled"
     lines = [
         f"Judge `{fig['model']}`, rule `{rule}` (threshold {fig['threshold']}), "
-        f"on the {fig['items']} labelled "
+        f"on the {which} "
         "quadruplets of corpusbench's calibration set (`corpusbench ltswap judge-check`):",
         "",
         "| subtask | items | accuracy | first-option rate | keep-precision | keep-recall |",
         "|---|---:|---:|---:|---:|---:|",
     ]
-    for s in fig["scores"]:
+    for s in scores:
         lines.append(
             f"| {s['subtask']} | {s['n']} | {pct(s['accuracy'])} | {pct(s['first_option_rate'])} | "
             f"{pct(s['keep_precision'])} | {pct(s['keep_recall'])} |"

@@ -400,9 +400,9 @@ def _judge_markdown(meta: dict[str, Any], judge: dict[str, Any], sub: str) -> st
         return ""
     rule, threshold = judged_by(judge, sub)
     if rule == judge["rule"]:
-        return figures_markdown(judge.get("figures"), rule)
+        return figures_markdown(judge.get("figures"), rule, sub)
     own = FilterRule(rule, threshold).describe()
-    return figures_markdown(judge_figures(meta["llm"].get("model"), own), rule)
+    return figures_markdown(judge_figures(meta["llm"].get("model"), own), rule, sub)
 
 
 def _judge(meta: dict[str, Any]) -> dict[str, Any]:

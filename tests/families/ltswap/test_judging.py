@@ -237,6 +237,12 @@ def test_shipped_figures_belong_to_the_default_judge_and_rule():
     assert fig is not None and fig["items"] == len(read_items(CALIBRATION_SET)[0])  # the whole set
     assert {s["subtask"] for s in fig["scores"]} == {"wordswap", "inflswap", "agrswap", "all"}
     assert f"threshold {rule.threshold}" in figures_markdown(fig, rule.name)
+    # a subtask's card section shows the rule on that subtask's labelled items only
+    ws = next(s for s in fig["scores"] if s["subtask"] == "wordswap")
+    section = figures_markdown(fig, rule.name, "wordswap")
+    rows = [line for line in section.splitlines() if line.startswith("| ") and "items" not in line]
+    assert [r.split(" | ")[0] for r in rows] == ["| wordswap"]
+    assert f"on the {ws['n']} labelled wordswap quadruplets" in section
     other = {**rule.describe(), "threshold": rule.threshold + 1}
     assert judge_figures("qwen2.5-coder-1.5b-instruct", other) is None  # not measured at that threshold
     assert "not measured" in figures_markdown(None, rule.name)
