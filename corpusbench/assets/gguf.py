@@ -57,7 +57,9 @@ def assemble_from_wheels(
 def clean_model(config: Any, state: dict[str, Any]) -> Any:
     """A bf16 model of ``config`` holding ``state``'s weights, built on the meta device and then given them
     (no random initialisation: 37 s of the 1.5B judge's ~2.5 min conversion; the saved files are the same
-    bytes as from an initialised model). Tensors that share memory (tied weights) stay one tensor."""
+    bytes as from an initialised model). Tensors that share memory (tied weights) stay one tensor. For
+    ``save_pretrained`` only: buffers not in ``state`` (non-persistent ones, e.g. rotary frequencies) stay on
+    the meta device, so the model cannot run a forward pass."""
     import torch
     from transformers import AutoModelForCausalLM
 
