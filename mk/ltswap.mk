@@ -55,10 +55,15 @@ $(JUDGE_MODEL_DIR)/config.json: $(STAMP) corpusbench/assets/judge_model.py corpu
 # 7,583 tokens; round
 # two 947, 7,208; the 2026-11-27 openings: 806, 5,399; before #37 (2026-11-26, cold, 2 AVX2 cores): 7.9
 # min, 698 requests, 3,679 tokens.
+# Round eleven (docs/ltswap.md "Round eleven"): the two audits of round ten's release join the filter, so a
+# draft with a pair either audit marked marginal is replaced; a third and a fourth audit, which the filter
+# never reads (audit3/), label the new release. Measured (2026-11-29, cold, 2 AVX2 cores): 1,325 requests,
+# 7,980 generated tokens, 32 of 32 cells full, 21.0 min.
+LTSWAP_LABELS := benchmarks/data/ltswap_validity,benchmarks/data/ltswap_validity/audit,benchmarks/data/ltswap_validity/audit2
 LTSWAP_DEMO_ARGS ?= --per-cell 3 --agreement-cells bin --max-per-bin wordswap=14,inflswap=12,agrswap=6 \
 	--pairs-per-word 2 --rules SVSHORT,SVLONG,DET --agreement-samples 1 --no-confirm-inflections \
 	--writer-prompt v5 --force-form wordswap,inflswap,agrswap --rewrites 1 --wordswap-rule lm --wordswap-threshold 7 \
-	--frames subject --drop-labelled benchmarks/data/ltswap_validity --labelled-first wordswap,inflswap --min-words 8 \
+	--frames subject --drop-labelled $(LTSWAP_LABELS) --labelled-first wordswap,inflswap --min-words 8 \
 	--llm-concurrency 48
 
 DEMO_TARGETS += vllm-venv judge-model
