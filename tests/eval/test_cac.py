@@ -13,6 +13,7 @@ from corpusbench.eval.masked import MaskedPllScorer
 from corpusbench.eval.records import DeterminerSite
 from corpusbench.eval.seq2seq import Seq2SeqScorer
 from corpusbench.families.cac.lm import (
+    _prepare_causal,
     choose_causal,
     choose_determiners,
     merge_p_the,
@@ -241,3 +242,38 @@ def test_sliding_window_model_carries_the_cache_exactly(tiny):
             want = full[f] - full["the"]
             assert abs((c.logprobs[f] - c.logprobs["the"]) - want) <= 1e-4
             assert abs((a.logprobs[f] - a.logprobs["the"]) - want) <= 1e-4
+
+
+class _CountingTokenizer:
+    """A tokenizer that counts the texts it encodes."""
+
+    def __init__(self, tok):
+        self.tok, self.texts = tok, 0
+
+    def __call__(self, texts, **kw):
+        self.texts += len(texts)
+        return self.tok(texts, **kw)
+
+
+@pytest.mark.parametrize("step", [0, 40])
+def test_prepare_causal_encodes_each_fitting_text_once(tiny, step):
+    """The site's fit is measured on its longest candidate's full string; that encoding is reused."""
+    lm = tiny["gpt2"]
+    sc = CausalScorer(lm.model, lm.tokenizer)
+    sites = long_dialogue(24) + SITES
+    counting = _CountingTokenizer(lm.tokenizer)
+    sc.tokenizer = counting
+    prepared, ctx, sufs, cut = _prepare_causal(sc, sites, 96, step)
+    # the reference: every text encoded on its own (truncation measured the same way)
+    limit = 96 - 10 - (1 if sc.prefix_id is not None else 0)
+    bos = [sc.prefix_id] if sc.prefix_id is not None else []
+    ref = stepped_cuts(sites, lambda t: encode_plain(lm.tokenizer, t).offsets, limit, step)
+    assert [s for s, _ in ref] == prepared and [c for _, c in ref] == cut and any(cut)
+    for site, c_ids, s_ids in zip(prepared, ctx, sufs, strict=True):
+        full = [bos + encode_plain(lm.tokenizer, site.left + f + site.right).ids for f in site.candidates]
+        assert [c_ids + s for s in s_ids] == full
+    # naive: one text per fit check plus one per candidate; here the longest candidate is not re-encoded
+    checks = _CountingTokenizer(lm.tokenizer)
+    stepped_cuts(sites, lambda t: encode_plain(checks, t).offsets, limit, step)
+    candidates = sum(len(s.candidates) for s in prepared)
+    assert counting.texts <= checks.texts + candidates - len(sites)

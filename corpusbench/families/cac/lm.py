@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -34,6 +34,7 @@ from corpusbench.errors import ConfigError, InputError
 from corpusbench.eval.batching import Progress, budget_batches, gather_logprobs, pad_right
 from corpusbench.eval.causal import (
     CausalScorer,
+    Encoded,
     common_prefix,
     crop_cache,
     encode_batch,
@@ -108,7 +109,14 @@ def _choices(
 def stepped_cuts(
     sites: Sequence[DeterminerSite], count: Callable[[str], list[tuple[int, int]]], limit: int, step: int
 ) -> list[tuple[DeterminerSite, bool]]:
-    """Left-truncate ``sites`` (in dialogue order) to ``limit`` tokens.
+    """:func:`iter_stepped_cuts` as a list."""
+    return list(iter_stepped_cuts(sites, count, limit, step))
+
+
+def iter_stepped_cuts(
+    sites: Sequence[DeterminerSite], count: Callable[[str], list[tuple[int, int]]], limit: int, step: int
+) -> Iterator[tuple[DeterminerSite, bool]]:
+    """Left-truncate ``sites`` (in dialogue order) to ``limit`` tokens, one site at a time.
 
     ``step == 0``: every site is cut exactly to the limit (the reference). ``step > 0``: a site that
     must be cut is cut to ``limit - step``, and each following site whose context begins with the
@@ -116,7 +124,6 @@ def stepped_cuts(
     """
     if step < 0 or (step and step >= limit // 2):
         raise ConfigError(f"context step {step} must be below half the usable window ({limit} tokens)")
-    out: list[tuple[DeterminerSite, bool]] = []
     prev_left, keep_from = "", 0
     for site in sites:
         kept = None
@@ -125,27 +132,43 @@ def stepped_cuts(
             if truncate_left(kept, count, limit)[1]:  # the kept cut no longer fits
                 kept = None
         if kept is not None:
-            out.append((kept, True))
+            yield kept, True
         else:
             cut_site, c = truncate_left(site, count, limit)
             if c and step:
                 cut_site, c = truncate_left(site, count, limit - step)
             keep_from = len(site.left) - len(cut_site.left)
-            out.append((cut_site, c))
+            yield cut_site, c
         prev_left = site.left
-    return out
+
+
+class _LastEncodings:
+    """:func:`encode_batch` that remembers the texts of its last calls: the text a site's fit was measured
+    on is its longest candidate's full string, so that candidate is not encoded twice."""
+
+    def __init__(self, tokenizer: Any, keep: int = 4) -> None:
+        self.tokenizer, self.keep = tokenizer, keep
+        self.memo: dict[str, Encoded] = {}
+
+    def __call__(self, texts: Sequence[str]) -> list[Encoded]:
+        new = [t for t in dict.fromkeys(texts) if t not in self.memo]
+        self.memo.update(zip(new, encode_batch(self.tokenizer, new), strict=True))
+        out = [self.memo[t] for t in texts]
+        for old in list(self.memo)[: max(0, len(self.memo) - self.keep)]:  # oldest first
+            del self.memo[old]
+        return out
 
 
 def _prepare_causal(
     scorer: CausalScorer, sites: Sequence[DeterminerSite], window: int, step: int = 0
 ) -> tuple[list[DeterminerSite], list[list[int]], list[list[list[int]]], list[bool]]:
     """Truncated sites, their shared context ids (candidates' common prefix) and candidate suffixes."""
-    tok = scorer.tokenizer
     limit = window - WINDOW_MARGIN - (1 if scorer.prefix_id is not None else 0)
+    bos = [scorer.prefix_id] if scorer.prefix_id is not None else []
+    memo = _LastEncodings(scorer.tokenizer)
     prepared, ctx, sufs, cut = [], [], [], []
-    for site, c in stepped_cuts(sites, lambda t: encode_plain(tok, t).offsets, limit, step):
-        bos = [scorer.prefix_id] if scorer.prefix_id is not None else []
-        ids = [bos + e.ids for e in encode_batch(tok, [site.left + f + site.right for f in site.candidates])]
+    for site, c in iter_stepped_cuts(sites, lambda t: memo([t])[0].offsets, limit, step):
+        ids = [bos + e.ids for e in memo([site.left + f + site.right for f in site.candidates])]
         n = common_prefix(ids)
         if n == 0:
             raise InputError(f"site {site.id}: empty left context and no BOS; cannot score the first token")
