@@ -58,7 +58,7 @@ $(JUDGE_MODEL_DIR)/config.json: $(STAMP) corpusbench/assets/judge_model.py corpu
 # Round eleven (docs/ltswap.md "Round eleven"): the two audits of round ten's release join the filter, so a
 # draft with a pair either audit marked marginal is replaced; a third and a fourth audit, which the filter
 # never reads (audit3/), label the new release. Measured (2026-11-29, cold, 2 AVX2 cores): 1,325 requests,
-# 7,980 generated tokens, 32 of 32 cells full, 21.0 min.
+# 7,980 generated tokens, 32 of 32 cells full, 22.6 min wall (server start included).
 LTSWAP_LABELS := benchmarks/data/ltswap_validity,benchmarks/data/ltswap_validity/audit,benchmarks/data/ltswap_validity/audit2
 LTSWAP_DEMO_ARGS ?= --per-cell 3 --agreement-cells bin --max-per-bin wordswap=14,inflswap=12,agrswap=6 \
 	--pairs-per-word 2 --rules SVSHORT,SVLONG,DET --agreement-samples 1 --no-confirm-inflections \
