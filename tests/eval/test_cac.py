@@ -13,6 +13,7 @@ from corpusbench.eval.masked import MaskedPllScorer
 from corpusbench.eval.records import DeterminerSite
 from corpusbench.eval.seq2seq import Seq2SeqScorer
 from corpusbench.families.cac.lm import (
+    WINDOW_MARGIN,
     _prepare_causal,
     choose_causal,
     choose_determiners,
@@ -177,8 +178,8 @@ def chars(text: str) -> list[tuple[int, int]]:
 
 def test_stepped_cuts_keep_one_cut_while_it_fits():
     sites, limit = long_dialogue(), 200
-    exact = stepped_cuts(sites, chars, limit, 0)
-    stepped = stepped_cuts(sites, chars, limit, 90)
+    exact = list(stepped_cuts(sites, chars, limit, 0))
+    stepped = list(stepped_cuts(sites, chars, limit, 90))
     size = lambda s: len(s.left + max(s.candidates, key=len) + s.right)  # noqa: E731
     assert all(size(s) <= limit for s, _ in exact + stepped)
     # every site cut in both modes; exact cuts are as long as the whole-line rule allows
@@ -188,7 +189,7 @@ def test_stepped_cuts_keep_one_cut_while_it_fits():
     assert len(set(cut_step)) < len(set(cut_exact)) / 2  # the same cut serves several sites
     assert all(size(s) >= limit - 90 - 40 for s, c in stepped if c)  # at most step + one line shorter
     with pytest.raises(ConfigError, match="context step"):
-        stepped_cuts(sites, chars, limit, 150)
+        list(stepped_cuts(sites, chars, limit, 150))
 
 
 def test_context_step_scores_equal_naive_and_reuse_the_cache(tiny):
@@ -265,15 +266,15 @@ def test_prepare_causal_encodes_each_fitting_text_once(tiny, step):
     sc.tokenizer = counting
     prepared, ctx, sufs, cut = _prepare_causal(sc, sites, 96, step)
     # the reference: every text encoded on its own (truncation measured the same way)
-    limit = 96 - 10 - (1 if sc.prefix_id is not None else 0)
+    limit = 96 - WINDOW_MARGIN - (1 if sc.prefix_id is not None else 0)
     bos = [sc.prefix_id] if sc.prefix_id is not None else []
-    ref = stepped_cuts(sites, lambda t: encode_plain(lm.tokenizer, t).offsets, limit, step)
+    ref = list(stepped_cuts(sites, lambda t: encode_plain(lm.tokenizer, t).offsets, limit, step))
     assert [s for s, _ in ref] == prepared and [c for _, c in ref] == cut and any(cut)
     for site, c_ids, s_ids in zip(prepared, ctx, sufs, strict=True):
         full = [bos + encode_plain(lm.tokenizer, site.left + f + site.right).ids for f in site.candidates]
         assert [c_ids + s for s in s_ids] == full
     # naive: one text per fit check plus one per candidate; here the longest candidate is not re-encoded
     checks = _CountingTokenizer(lm.tokenizer)
-    stepped_cuts(sites, lambda t: encode_plain(checks, t).offsets, limit, step)
+    list(stepped_cuts(sites, lambda t: encode_plain(checks, t).offsets, limit, step))
     candidates = sum(len(s.candidates) for s in prepared)
     assert counting.texts <= checks.texts + candidates - len(sites)

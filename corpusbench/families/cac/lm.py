@@ -108,15 +108,9 @@ def _choices(
 # -- causal -----------------------------------------------------------------------------------------
 def stepped_cuts(
     sites: Sequence[DeterminerSite], count: Callable[[str], list[tuple[int, int]]], limit: int, step: int
-) -> list[tuple[DeterminerSite, bool]]:
-    """:func:`iter_stepped_cuts` as a list."""
-    return list(iter_stepped_cuts(sites, count, limit, step))
-
-
-def iter_stepped_cuts(
-    sites: Sequence[DeterminerSite], count: Callable[[str], list[tuple[int, int]]], limit: int, step: int
 ) -> Iterator[tuple[DeterminerSite, bool]]:
-    """Left-truncate ``sites`` (in dialogue order) to ``limit`` tokens, one site at a time.
+    """Left-truncate ``sites`` (in dialogue order) to ``limit`` tokens, lazily: a site is cut when it is
+    reached, so ``count``'s last answers can serve the caller (a bad ``step`` raises at the first site).
 
     ``step == 0``: every site is cut exactly to the limit (the reference). ``step > 0``: a site that
     must be cut is cut to ``limit - step``, and each following site whose context begins with the
@@ -167,7 +161,7 @@ def _prepare_causal(
     bos = [scorer.prefix_id] if scorer.prefix_id is not None else []
     memo = _LastEncodings(scorer.tokenizer)
     prepared, ctx, sufs, cut = [], [], [], []
-    for site, c in iter_stepped_cuts(sites, lambda t: memo([t])[0].offsets, limit, step):
+    for site, c in stepped_cuts(sites, lambda t: memo([t])[0].offsets, limit, step):
         ids = [bos + e.ids for e in memo([site.left + f + site.right for f in site.candidates])]
         n = common_prefix(ids)
         if n == 0:
